@@ -1,0 +1,105 @@
+package upicollect
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+)
+
+// Credentials identify and authenticate a merchant: MID goes in every body,
+// the keys make the Basic Authorization header. They never print the secret
+// key: String, GoString, every fmt verb and LogValue redact it.
+type Credentials struct{ MID, PublicKey, SecretKey string }
+
+// Environment variables read by CredentialsFromEnv (and the CLI).
+const (
+	EnvBaseURL   = "UPICOLLECT_BASE_URL"
+	EnvMID       = "UPICOLLECT_MID"
+	EnvPublicKey = "UPICOLLECT_PUBLIC_KEY"
+	EnvSecretKey = "UPICOLLECT_SECRET_KEY"
+)
+
+// CredentialsFromEnv reads UPICOLLECT_MID, UPICOLLECT_PUBLIC_KEY and
+// UPICOLLECT_SECRET_KEY. It fails, naming every missing variable, when any
+// of them is unset or empty.
+func CredentialsFromEnv() (Credentials, error) {
+	c := Credentials{
+		MID:       os.Getenv(EnvMID),
+		PublicKey: os.Getenv(EnvPublicKey),
+		SecretKey: os.Getenv(EnvSecretKey),
+	}
+	var missing []string
+	for _, v := range []struct{ name, val string }{{EnvMID, c.MID}, {EnvPublicKey, c.PublicKey}, {EnvSecretKey, c.SecretKey}} {
+		if v.val == "" {
+			missing = append(missing, v.name)
+		}
+	}
+	if len(missing) > 0 {
+		return Credentials{}, fmt.Errorf("upicollect: missing environment variables: %s", strings.Join(missing, ", "))
+	}
+	return c, nil
+}
+
+const redacted = "[REDACTED]"
+
+// String shows the MID and public key, never the secret key.
+func (c Credentials) String() string {
+	secret := ""
+	if c.SecretKey != "" {
+		secret = redacted
+	}
+	return fmt.Sprintf("{MID:%s PublicKey:%s SecretKey:%s}", c.MID, c.PublicKey, secret)
+}
+
+// GoString is String for %#v.
+func (c Credentials) GoString() string { return "upicollect.Credentials" + c.String() }
+
+// Format makes every verb (%v, %+v, %s, %q, %#v, ...) print the redacted form.
+func (c Credentials) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, c.GoString())
+		return
+	}
+	fmt.Fprint(f, c.String())
+}
+
+// LogValue logs the MID and public key only.
+func (c Credentials) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("mid", c.MID), slog.String("public_key", c.PublicKey))
+}
+
+// validate checks the credentials for NewClient: all present, and no control
+// characters, which would corrupt the header or hint at a pasted secret with
+// a newline.
+func (c Credentials) validate() error {
+	var errs []error
+	for _, f := range []struct{ name, val string }{{"MID", c.MID}, {"PublicKey", c.PublicKey}, {"SecretKey", c.SecretKey}} {
+		switch {
+		case f.val == "":
+			errs = append(errs, fmt.Errorf("upicollect: credentials: %s is empty", f.name))
+		case hasControlOrSpace(f.val):
+			errs = append(errs, fmt.Errorf("upicollect: credentials: %s contains whitespace or control characters", f.name))
+		}
+	}
+	if strings.Contains(c.PublicKey, ":") {
+		// Basic auth splits at the first colon; one in the user part would
+		// give the service a different key pair.
+		errs = append(errs, errors.New("upicollect: credentials: PublicKey contains ':'"))
+	}
+	return errors.Join(errs...)
+}
+
+// secret holds the Authorization header value; it prints as [REDACTED] so a
+// stray %v of an internal struct cannot leak it.
+type secret string
+
+func (secret) String() string                { return redacted }
+func (secret) GoString() string              { return redacted }
+func (secret) Format(f fmt.State, verb rune) { fmt.Fprint(f, redacted) }
+func (secret) LogValue() slog.Value          { return slog.StringValue(redacted) }
+func basicAuth(c Credentials) secret {
+	return secret("Basic " + base64.StdEncoding.EncodeToString([]byte(c.PublicKey+":"+c.SecretKey)))
+}

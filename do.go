@@ -1,0 +1,58 @@
+package upicollect
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+)
+
+// Do calls an endpoint this SDK does not wrap, such as a newer operation:
+// path is below the base URL ("/v1/payments/refund"), form the body fields
+// (mid is added when absent). The answer is decoded like the wrapped
+// operations'; on success the envelope's data object, if any, is
+// unmarshalled into out (when out is not nil) and the raw answer is in the
+// returned *Response. A failure envelope returns *APIError with that
+// Response too.
+//
+// API: POST {path}
+//
+// Do cannot know whether the endpoint is safe to repeat, so it retries as
+// createPaymentLink does: on 429 and when the request never reached the
+// service; ambiguous failures return ErrOutcomeUnknown. The context bounds
+// the whole call.
+func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) (*Response, error) {
+	var chk checker
+	op := strings.TrimPrefix(path, "/")
+	if i := strings.LastIndex(op, "/"); i >= 0 {
+		op = op[i+1:]
+	}
+	u, err := url.Parse(path)
+	switch {
+	case err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//"):
+		// Never an absolute URL: the credentials go to the base URL's host only.
+		chk.add("path", "must be a path below the base URL, starting with /")
+	case strings.Contains(path, "..") || u.RawQuery != "" || u.Fragment != "":
+		chk.add("path", "must not contain '..', a query or a fragment")
+	}
+	if err := chk.err(op); err != nil {
+		return nil, err
+	}
+	f := url.Values{}
+	for k, v := range form {
+		f[k] = append([]string(nil), v...)
+	}
+	if f.Get("mid") == "" {
+		f.Set("mid", c.creds.MID)
+	}
+	ans, err := c.send(ctx, &call{op: op, path: path, form: f, safety: unkeyedCreate, orderID: f.Get("order_id")})
+	if err != nil {
+		return nil, err
+	}
+	if out != nil && ans.env.Data != nil {
+		if err := json.Unmarshal(ans.env.Data, out); err != nil {
+			return ans.resp, unexpected(op, f.Get("order_id"), ans, "data: "+err.Error())
+		}
+	}
+	return ans.resp, nil
+}

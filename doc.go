@@ -1,0 +1,72 @@
+// Package upicollect is the Go SDK for the Payment Collection Service: it
+// collects UPI payments through payment intents (links and QR codes),
+// payment requests sent to a customer's UPI ID, and shareable payment links,
+// and checks their status.
+//
+// # Client
+//
+// Make one Client per set of credentials and share it; it is immutable and
+// safe for concurrent use:
+//
+//	client, err := upicollect.NewClient(creds,
+//		upicollect.WithBaseURL("https://api.example.com"))
+//
+// Every call is a form-encoded POST to {base}/v1/payments/<operation> with
+// HTTP Basic credentials (public key and secret key) and the merchant id in
+// the body. Amounts are Money, in paise; the service takes whole rupees.
+//
+// # Validation
+//
+// Parameters are checked before any I/O. Every problem is reported at once in
+// a *ValidationError whose FieldErrors name the wire field ("amount", "vpa",
+// "customer_mobile", ...); errors.Is(err, ErrValidation) is true for it.
+//
+// # Errors
+//
+// Answers the service refused are *APIError, matched with errors.Is against
+// ErrUnauthorized, ErrDuplicateOrderID, ErrInvalidRequest, ErrNotFound,
+// ErrRateLimited, ErrServer, ErrUnexpectedResponse and ErrOutcomeUnknown. The
+// body decides; the HTTP status fills in where the body is silent. Network
+// and context errors stay matchable (errors.Is(err, context.DeadlineExceeded)).
+// An unknown order is not an error: CheckPaymentStatus returns TxnPending.
+// Every result and every *APIError carries the raw *Response.
+//
+// # Retries
+//
+// Each call makes up to RetryPolicy.MaxAttempts attempts (3 by default) with
+// full-jitter exponential backoff, honours Retry-After up to a cap, and
+// draws on a client-wide retry budget so that an outage does not multiply
+// the load. What is retried depends on what repeating the request may do:
+//
+//   - CheckPaymentStatus is read-only: retried on connection errors,
+//     timeouts, 429, 500, 502, 503 and 504.
+//   - CreatePaymentIntent and CreatePaymentRequest: retried on 429 and when
+//     the request provably never reached the service (DNS or connect
+//     failure). When the params carry an OrderID they are also retried after
+//     ambiguous failures (timeout, reset, 5xx), because the service refuses a
+//     second order with the same id; a 409 on such a retry means an earlier
+//     attempt may have created the order, and the call returns an error
+//     matching ErrOutcomeUnknown that carries the order id, never
+//     ErrDuplicateOrderID. Without an OrderID an ambiguous failure is not
+//     retried and returns ErrOutcomeUnknown.
+//   - CreatePaymentLink has no order id: it is never re-sent once bytes went
+//     out.
+//
+// Use NewOrderID to give every create an id, and keep it with the checkout:
+// after ErrOutcomeUnknown, CheckPaymentStatus (or a retried create with the
+// same id) tells what happened.
+//
+// # Context
+//
+// The context is the first argument of every call and bounds all of it:
+// attempts, backoff, Retry-After waits, rate-limit waits and polling. Each
+// attempt also has its own timeout (WithTimeout, 30s by default). A create
+// whose context ends after the request went out gives no guarantee either
+// way: the error matches both the context's error and ErrOutcomeUnknown.
+//
+// # Secrets
+//
+// The secret key and the Authorization header never appear in errors, logs
+// or any fmt verb of this package's values; WithLogger records mask the
+// customer's e-mail, mobile and VPA.
+package upicollect

@@ -1,0 +1,11 @@
+module github.com/upicollect/upicollect-go
+
+go 1.23
+
+require (
+	github.com/google/go-querystring v1.2.0
+	github.com/stretchr/testify v1.12.1
+	rsc.io/qr v0.2.0
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect

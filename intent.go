@@ -1,0 +1,104 @@
+package upicollect
+
+import (
+	"context"
+	"time"
+
+	"github.com/upicollect/upicollect-go/internal/wire"
+)
+
+// IntentParams are the inputs of CreatePaymentIntent.
+type IntentParams struct {
+	Amount      Money  // whole rupees, 1..100000
+	OrderID     string // optional, unique; set it (NewOrderID) to make retries safe
+	RedirectURL string // where the customer goes after paying
+	Note        string
+	Customer    Customer
+}
+
+// Intent is a payment the customer completes in a UPI app, through a link or
+// a QR code.
+type Intent struct {
+	OrderID string
+	Amount  Money
+	Link    string // generic upi:// intent link ("intent")
+	// AppLinks holds the per-app links keyed by the service's own field name
+	// ("phonepe", "paytm", "gpay", "cred", or "app_a"... in the document).
+	AppLinks     map[string]string
+	DynamicQR    string    // as sent, opaque (a link, QR text or image data)
+	ExpiresAt    time.Time // zero when absent or unparseable
+	MerchantName string    // "merchantName", when the service sends it
+	Message      string
+	Response     *Response
+}
+
+// CreatePaymentIntent starts a payment that the customer completes in a UPI
+// app (intent links or the dynamic QR), then returns to p.RedirectURL.
+//
+// API: POST /v1/payments/createPaymentIntent
+//
+// The parameters are validated first; a problem returns a *ValidationError
+// and sends nothing. Retries: on 429, and when the request never reached the
+// service; with p.OrderID set, also after a timeout, a reset or a 5xx, in
+// which case a 409 on a later attempt is reported as ErrOutcomeUnknown, never
+// ErrDuplicateOrderID. Without p.OrderID such ambiguous failures are not
+// retried and return ErrOutcomeUnknown. The context bounds the whole call;
+// cancelling it after the request went out gives no guarantee either way
+// (ErrOutcomeUnknown): check the order's status before creating it again.
+func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Intent, error) {
+	const op = wire.OpCreatePaymentIntent
+	if p == nil {
+		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}
+	}
+	var chk checker
+	rupees := chk.amount(p.Amount)
+	chk.orderID(p.OrderID, false)
+	chk.redirectURL(p.RedirectURL)
+	chk.nonEmpty("note", p.Note)
+	mobile := chk.customer(p.Customer)
+	if err := chk.err(op); err != nil {
+		return nil, err
+	}
+	ans, err := c.send(ctx, c.createCall(op, p.OrderID, form(&wire.IntentRequest{
+		MID:            c.creds.MID,
+		Amount:         rupees,
+		OrderID:        p.OrderID,
+		RedirectURL:    p.RedirectURL,
+		Note:           p.Note,
+		CustomerName:   p.Customer.Name,
+		CustomerEmail:  p.Customer.Email,
+		CustomerMobile: mobile,
+	})))
+	if err != nil {
+		return nil, err
+	}
+	if ans.env.Data == nil {
+		return nil, unexpected(op, p.OrderID, ans, "no data in a success answer")
+	}
+	d, err := wire.DecodeIntentData(ans.env.Data)
+	if err != nil {
+		return nil, unexpected(op, p.OrderID, ans, err.Error())
+	}
+	in := &Intent{
+		OrderID:      d.OrderID,
+		Amount:       p.Amount,
+		Link:         d.Link,
+		AppLinks:     d.AppLinks,
+		DynamicQR:    d.DynamicQR,
+		ExpiresAt:    wire.ParseExpiry(d.Expiry),
+		MerchantName: d.MerchantName,
+		Message:      ans.env.Msg,
+		Response:     ans.resp,
+	}
+	if d.Amount != nil {
+		paise, err := wire.ParseAmount(d.Amount)
+		if err != nil {
+			return nil, unexpected(op, p.OrderID, ans, err.Error())
+		}
+		in.Amount = Money(paise)
+	}
+	if in.OrderID == "" {
+		in.OrderID = p.OrderID
+	}
+	return in, nil
+}

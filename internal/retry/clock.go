@@ -1,0 +1,43 @@
+package retry
+
+import (
+	"context"
+	"time"
+)
+
+// Clock is the time seam of this package: production code uses RealClock and
+// tests use a FakeClock, so that retry and rate-limit delays cost no wall time.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// Sleep waits d or until ctx is done, whichever is first. It returns
+	// ctx.Err() (unwrapped, so errors.Is works) if ctx ended first or was
+	// already done on entry. A d <= 0 returns nil at once unless ctx is done.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// RealClock is the Clock backed by the system clock, for production use.
+var RealClock Clock = realClock{}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	// Checked first so a done ctx wins even when d is tiny or not positive.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d <= 0 {
+		return nil
+	}
+	// A Timer rather than time.After so it is released as soon as ctx ends.
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,67 @@
+package retry
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRealClockNow(t *testing.T) {
+	before := time.Now()
+	got := RealClock.Now()
+	after := time.Now()
+	assert.False(t, got.Before(before), "Now went backwards")
+	assert.False(t, got.After(after), "Now ran ahead")
+}
+
+func TestRealClockSleep(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	tests := []struct {
+		name    string
+		ctx     func(t *testing.T) context.Context
+		d       time.Duration
+		wantErr error
+		minWait time.Duration
+		maxWait time.Duration // generous bound that still proves we did not wait d
+	}{
+		{name: "zero", ctx: bg, d: 0},
+		{name: "negative", ctx: bg, d: -time.Hour},
+		{name: "one millisecond", ctx: bg, d: time.Millisecond, minWait: time.Millisecond},
+		{name: "cancelled before, zero d", ctx: func(*testing.T) context.Context { return cancelled }, d: 0, wantErr: context.Canceled},
+		{name: "cancelled before, long d", ctx: func(*testing.T) context.Context { return cancelled }, d: time.Hour, wantErr: context.Canceled, maxWait: time.Minute},
+		{
+			name: "deadline during sleep",
+			ctx: func(t *testing.T) context.Context {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+				t.Cleanup(cancel)
+				return ctx
+			},
+			d: time.Hour, wantErr: context.DeadlineExceeded, maxWait: time.Minute,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := tt.ctx(t)
+			start := time.Now()
+			err := RealClock.Sleep(ctx, tt.d)
+			elapsed := time.Since(start)
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+				assert.Equal(t, tt.wantErr, err, "error must be ctx.Err() itself, unwrapped")
+			} else {
+				require.NoError(t, err)
+			}
+			assert.GreaterOrEqual(t, elapsed, tt.minWait)
+			if tt.maxWait > 0 {
+				assert.Less(t, elapsed, tt.maxWait)
+			}
+		})
+	}
+}
+
+func bg(*testing.T) context.Context { return context.Background() }

@@ -1,0 +1,174 @@
+package upicollect
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/upicollect/upicollect-go/internal/retry"
+)
+
+// Option configures a Client. Options validate their input: NewClient
+// returns the first problem any of them finds.
+type Option func(*settings) error
+
+// settings collects what the options say; NewClient turns it into a Client.
+type settings struct {
+	baseURL      *url.URL
+	httpClient   *http.Client
+	timeout      time.Duration
+	retry        RetryPolicy
+	logger       *slog.Logger
+	userAgent    string
+	ratePerSec   float64
+	rateBurst    int
+	insecureHTTP bool
+	retryBudget  int
+	clock        retry.Clock
+	rand         func() float64
+}
+
+// DefaultTimeout bounds each attempt (connect, send, and reading the whole
+// answer) unless WithTimeout says otherwise.
+const DefaultTimeout = 30 * time.Second
+
+// DefaultRetryBudget is the client-wide retry budget in tokens: a retry
+// costs retry.RetryCost (5) or, after a timeout, retry.TimeoutCost (10); a
+// success returns 1. A full outage therefore stops retries after about 100.
+const DefaultRetryBudget = 500
+
+// WithBaseURL sets the service's base URL, such as
+// "https://api.example.com" (required). The operations live under
+// {base}/v1/payments/. https is required unless the host is loopback or
+// WithInsecureHTTP is given.
+func WithBaseURL(rawURL string) Option {
+	return func(s *settings) error {
+		if strings.TrimSpace(rawURL) == "" {
+			return errors.New("upicollect: WithBaseURL: empty URL")
+		}
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			return fmt.Errorf("upicollect: WithBaseURL: %w", err)
+		}
+		switch {
+		case u.Scheme != "http" && u.Scheme != "https":
+			return fmt.Errorf("upicollect: WithBaseURL: scheme must be http or https, got %q", u.Scheme)
+		case u.Host == "":
+			return errors.New("upicollect: WithBaseURL: no host")
+		case u.User != nil:
+			return errors.New("upicollect: WithBaseURL: credentials in the URL; use Credentials")
+		case u.RawQuery != "" || u.Fragment != "":
+			return errors.New("upicollect: WithBaseURL: query or fragment not allowed")
+		}
+		s.baseURL = u
+		return nil
+	}
+}
+
+// WithHTTPClient makes the client send through c, used as given and never
+// mutated: its transport, proxy and redirect policy are the caller's (the
+// default client refuses redirects). Per-attempt timeouts still apply
+// through the request context.
+func WithHTTPClient(c *http.Client) Option {
+	return func(s *settings) error {
+		if c == nil {
+			return errors.New("upicollect: WithHTTPClient: nil client")
+		}
+		s.httpClient = c
+		return nil
+	}
+}
+
+// WithTimeout bounds each attempt (default 30s). Retries get their own
+// budget of d each; bound the whole call with the context.
+func WithTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return fmt.Errorf("upicollect: WithTimeout: must be positive, got %v", d)
+		}
+		s.timeout = d
+		return nil
+	}
+}
+
+// WithRetryPolicy replaces the default retry policy (3 attempts,
+// 200ms..5s full-jitter backoff, Retry-After honoured up to 30s). Zero
+// fields take their defaults; MaxAttempts 1 disables retries.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(s *settings) error {
+		if err := p.validate(); err != nil {
+			return err
+		}
+		s.retry = p
+		return nil
+	}
+}
+
+// WithRetryBudget sets the client-wide retry budget in tokens (default
+// DefaultRetryBudget); 0 means unlimited, which is not advised: the budget
+// is what keeps an outage from multiplying the load on the service.
+func WithRetryBudget(tokens int) Option {
+	return func(s *settings) error {
+		if tokens < 0 {
+			return fmt.Errorf("upicollect: WithRetryBudget: negative budget %d", tokens)
+		}
+		s.retryBudget = tokens
+		return nil
+	}
+}
+
+// WithLogger makes the client log through l: a debug record per attempt, a
+// warning per retry and an error when a call fails. Records never hold the
+// Authorization header, the secret key or bodies; customer e-mail, mobile
+// and VPA are masked.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) error {
+		if l == nil {
+			return errors.New("upicollect: WithLogger: nil logger")
+		}
+		s.logger = l
+		return nil
+	}
+}
+
+// WithUserAgent appends product (such as "acme-checkout/2.1") to the
+// User-Agent "upicollect-go/<version> (go<version>)".
+func WithUserAgent(product string) Option {
+	return func(s *settings) error {
+		if hasControl(product) {
+			return errors.New("upicollect: WithUserAgent: control characters")
+		}
+		s.userAgent = strings.TrimSpace(product)
+		return nil
+	}
+}
+
+// WithRateLimit caps the requests that all calls of this client send, retries
+// and polls included, at perSecond with bursts of burst (token bucket).
+// Calls wait for a token; the wait ends when their context does.
+func WithRateLimit(perSecond float64, burst int) Option {
+	return func(s *settings) error {
+		if !(perSecond > 0) || perSecond > 1e6 {
+			return fmt.Errorf("upicollect: WithRateLimit: rate must be in (0, 1e6], got %v", perSecond)
+		}
+		if burst < 1 {
+			return fmt.Errorf("upicollect: WithRateLimit: burst must be at least 1, got %d", burst)
+		}
+		s.ratePerSec, s.rateBurst = perSecond, burst
+		return nil
+	}
+}
+
+// WithInsecureHTTP allows a plain-http base URL on a non-loopback host, for a
+// TLS-terminating proxy beside the application. Credentials then travel
+// unencrypted to that host: use it only on a network you trust.
+func WithInsecureHTTP() Option {
+	return func(s *settings) error {
+		s.insecureHTTP = true
+		return nil
+	}
+}

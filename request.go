@@ -1,0 +1,83 @@
+package upicollect
+
+import (
+	"context"
+	"time"
+
+	"github.com/upicollect/upicollect-go/internal/wire"
+)
+
+// RequestParams are the inputs of CreatePaymentRequest.
+type RequestParams struct {
+	Amount   Money  // whole rupees, 1..100000
+	OrderID  string // optional, unique; set it (NewOrderID) to make retries safe
+	VPA      string // the customer's UPI ID, <handle>@<bank_handle>
+	Note     string
+	Customer Customer
+}
+
+// PaymentRequest is a collect request sent to the customer's UPI ID, with the
+// hosted page where it can also be paid.
+type PaymentRequest struct {
+	OrderID    string
+	PaymentURL string
+	ExpiresAt  time.Time // zero unless the service sends an expiry
+	Message    string
+	Response   *Response
+}
+
+// CreatePaymentRequest sends a payment request to the customer's UPI ID; the
+// customer approves it in their UPI app or on the returned hosted page.
+//
+// API: POST /v1/payments/createPaymentRequest
+//
+// Validation, retries and context behave as for CreatePaymentIntent: on 429
+// and never-sent requests always; after timeouts, resets and 5xx only when
+// p.OrderID is set (a later 409 is then ErrOutcomeUnknown); a cancelled
+// context after the request went out gives no guarantee either way.
+func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*PaymentRequest, error) {
+	const op = wire.OpCreatePaymentRequest
+	if p == nil {
+		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}
+	}
+	var chk checker
+	rupees := chk.amount(p.Amount)
+	chk.orderID(p.OrderID, false)
+	chk.vpa(p.VPA)
+	chk.nonEmpty("note", p.Note)
+	mobile := chk.customer(p.Customer)
+	if err := chk.err(op); err != nil {
+		return nil, err
+	}
+	ans, err := c.send(ctx, c.createCall(op, p.OrderID, form(&wire.PaymentRequestRequest{
+		MID:            c.creds.MID,
+		Amount:         rupees,
+		OrderID:        p.OrderID,
+		VPA:            p.VPA,
+		Note:           p.Note,
+		CustomerName:   p.Customer.Name,
+		CustomerEmail:  p.Customer.Email,
+		CustomerMobile: mobile,
+	})))
+	if err != nil {
+		return nil, err
+	}
+	if ans.env.Data == nil {
+		return nil, unexpected(op, p.OrderID, ans, "no data in a success answer")
+	}
+	d, err := wire.DecodePaymentRequestData(ans.env.Data)
+	if err != nil {
+		return nil, unexpected(op, p.OrderID, ans, err.Error())
+	}
+	pr := &PaymentRequest{
+		OrderID:    d.OrderID,
+		PaymentURL: d.PaymentURL,
+		ExpiresAt:  wire.ParseExpiry(d.Expiry),
+		Message:    ans.env.Msg,
+		Response:   ans.resp,
+	}
+	if pr.OrderID == "" {
+		pr.OrderID = p.OrderID
+	}
+	return pr, nil
+}

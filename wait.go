@@ -1,0 +1,145 @@
+package upicollect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+)
+
+// WaitOption configures WaitForPayment.
+type WaitOption func(*waitSettings)
+
+type waitSettings struct {
+	minDelay, maxDelay time.Duration
+	maxWait            time.Duration
+	onPoll             func(*PaymentStatus)
+}
+
+// Polling defaults: the service documents no webhooks, and its own Android
+// client polls every 5s for 5 minutes.
+const (
+	DefaultPollMin = 2 * time.Second
+	DefaultPollMax = 10 * time.Second
+)
+
+// WithPollInterval sets the delay between status checks: it starts at min
+// and grows towards max, each delay jittered (default 2s..10s). A min of zero
+// or less keeps the default; a max below min is raised to min.
+func WithPollInterval(min, max time.Duration) WaitOption {
+	return func(w *waitSettings) {
+		if min > 0 {
+			w.minDelay = min
+		}
+		if max > 0 {
+			w.maxDelay = max
+		}
+		if w.maxDelay < w.minDelay {
+			w.maxDelay = w.minDelay
+		}
+	}
+}
+
+// WithMaxWait bounds the whole wait (on top of the context's own deadline).
+// Zero or less means the context alone decides.
+func WithMaxWait(d time.Duration) WaitOption {
+	return func(w *waitSettings) { w.maxWait = d }
+}
+
+// WithOnPoll calls fn with every status seen, from the polling goroutine.
+func WithOnPoll(fn func(*PaymentStatus)) WaitOption {
+	return func(w *waitSettings) { w.onPoll = fn }
+}
+
+// WaitForPayment polls the status of orderID until it is terminal
+// (SUCCESS, FAIL, REJECT or a state this SDK does not know) and returns it.
+// A FAIL or REJECT is a result, not an error: check Paid.
+//
+// API: POST /v1/payments/checkPaymentStatus, repeatedly
+//
+// Each poll is a CheckPaymentStatus call with its own retries. A poll that
+// fails transiently (5xx, 429, a network error, an unreadable answer) is
+// followed by the next poll; an error that will not change by waiting
+// (unauthorized, invalid request) ends the wait at once. When the context
+// ends or the maximum wait passes, WaitForPayment returns the last status
+// seen (nil if none) together with an error matching
+// context.DeadlineExceeded or context.Canceled. Every wait between polls
+// ends when the context does. Polls count against WithRateLimit, so many
+// concurrent waits share the client's cap.
+func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...WaitOption) (*PaymentStatus, error) {
+	w := waitSettings{minDelay: DefaultPollMin, maxDelay: DefaultPollMax}
+	for _, o := range opts {
+		if o != nil {
+			o(&w)
+		}
+	}
+	if w.maxWait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, w.maxWait)
+		defer cancel()
+	}
+	var last *PaymentStatus
+	for n := 1; ; n++ {
+		st, err := c.CheckPaymentStatus(ctx, orderID)
+		switch {
+		case err == nil:
+			last = st
+			if w.onPoll != nil {
+				w.onPoll(st)
+			}
+			if st.TxnStatus.Terminal() {
+				return st, nil
+			}
+		case ctx.Err() != nil:
+			return last, waitErr(orderID, last, ctx.Err())
+		case !pollAgain(err):
+			return last, err
+		default:
+			c.logger.LogAttrs(ctx, slog.LevelWarn, "upicollect: poll failed, polling on",
+				slog.String("order_id", orderID), slog.String("error", err.Error()))
+		}
+		if err := c.clock.Sleep(ctx, c.pollDelay(n, w)); err != nil {
+			return last, waitErr(orderID, last, err)
+		}
+	}
+}
+
+// pollDelay grows from min towards max (doubling per poll) and jitters each
+// delay over its upper half, so that many waiters started together spread
+// out without ever polling faster than min.
+func (c *Client) pollDelay(n int, w waitSettings) time.Duration {
+	d := w.minDelay
+	for i := 1; i < n && d < w.maxDelay; i++ {
+		d *= 2
+	}
+	d = min(d, w.maxDelay)
+	lo := max(d/2, w.minDelay)
+	if d <= lo {
+		return d
+	}
+	r := c.rand
+	if r == nil {
+		r = rand.Float64
+	}
+	return lo + time.Duration(r()*float64(d-lo))
+}
+
+// pollAgain reports whether a failed poll may succeed on a later poll.
+func pollAgain(err error) bool {
+	switch {
+	case errors.Is(err, ErrValidation), errors.Is(err, ErrUnauthorized),
+		errors.Is(err, ErrInvalidRequest), errors.Is(err, ErrNotFound):
+		return false
+	}
+	return true
+}
+
+func waitErr(orderID string, last *PaymentStatus, ctxErr error) error {
+	state := "no status seen"
+	if last != nil {
+		state = "last status " + string(last.TxnStatus)
+	}
+	return fmt.Errorf("upicollect: WaitForPayment %q: %s: %w", orderID, state, ctxErr)
+}
