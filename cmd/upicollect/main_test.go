@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer that run's goroutines may write while the
+// test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestRunUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"no args", nil, exitUsage, "", "Usage: upicollect <command>"},
+		{"help", []string{"help"}, exitOK, "sandbox    serve a local sandbox", ""},
+		{"--help", []string{"--help"}, exitOK, "Usage:", ""},
+		{"unknown", []string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
+		{"sandbox -h", []string{"sandbox", "-h"}, exitOK, "", "-addr HOST:PORT"},
+		{"sandbox bad flag", []string{"sandbox", "--nope"}, exitUsage, "", "flag provided but not defined"},
+		{"sandbox extra arg", []string{"sandbox", "now"}, exitUsage, "", `unexpected argument "now"`},
+		{"sandbox bad shape", []string{"sandbox", "--status-shape", "round"}, exitUsage, "", "unknown status shape"},
+		{"sandbox bad addr", []string{"sandbox", "--addr", "127.0.0.1:99999"}, exitFailure, "", "invalid port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tt.args, &stdout, &stderr)
+			assert.Equal(t, tt.code, code)
+			if tt.stdout == "" {
+				assert.Empty(t, stdout.String())
+			} else {
+				assert.Contains(t, stdout.String(), tt.stdout)
+			}
+			assert.Contains(t, stderr.String(), tt.stderr)
+		})
+	}
+}
+
+func TestRegisterTwicePanics(t *testing.T) {
+	assert.Panics(t, func() { register(commands["sandbox"]) })
+}
+
+// TestSandboxCommand starts `upicollect sandbox`, reads its JSON line and
+// creates a payment link the way curl would.
+func TestSandboxCommand(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--mid", "CLIMID", "--status-shape", "data-status"}, outW, &stderr)
+		outW.Close()
+	}()
+
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	require.NoError(t, err, "stderr: %s", stderr.String())
+	var info map[string]string
+	require.NoError(t, json.Unmarshal([]byte(line), &info))
+	assert.Equal(t, []string{"base_url", "mid", "public_key", "secret_key"}, keysInOrder(t, line))
+	assert.Equal(t, "CLIMID", info["mid"])
+	assert.Regexp(t, `^pk_sandbox_`, info["public_key"])
+	assert.Regexp(t, `^sk_sandbox_`, info["secret_key"])
+	u, err := url.Parse(info["base_url"])
+	require.NoError(t, err)
+	host, _, err := net.SplitHostPort(u.Host)
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1", host)
+
+	form := url.Values{
+		"mid": {info["mid"]}, "amount": {"499"}, "note": {"CLI test"}, "customer_name": {"Ravi Kumar"},
+		"customer_email": {"ravi@example.com"}, "customer_mobile": {"9876543210"},
+	}
+	req, err := http.NewRequest(http.MethodPost, info["base_url"]+"/v1/payments/createPaymentLink", strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(info["public_key"], info["secret_key"])
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	var ans struct {
+		Status bool `json:"status"`
+		Data   struct {
+			PaymentLink string `json:"payment_link"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(body, &ans))
+	assert.True(t, ans.Status)
+	assert.True(t, strings.HasPrefix(ans.Data.PaymentLink, info["base_url"]+"/sandbox/pay/ORD"), ans.Data.PaymentLink)
+	client.CloseIdleConnections()
+
+	cancel() // as SIGINT would
+	assert.Equal(t, exitOK, <-done)
+	rest, err := io.ReadAll(outR)
+	require.NoError(t, err)
+	assert.Empty(t, rest, "exactly one line on stdout")
+	logs := stderr.String()
+	assert.Contains(t, logs, "sandbox serving")
+	assert.Contains(t, logs, "op=createPaymentLink status=200")
+	assert.Contains(t, logs, "sandbox stopped")
+	assert.NotContains(t, logs, info["secret_key"], "logs do not carry the secret")
+}
+
+// keysInOrder lists the top-level keys of a JSON object as written.
+func keysInOrder(t *testing.T, s string) []string {
+	dec := json.NewDecoder(strings.NewReader(s))
+	_, err := dec.Token()
+	require.NoError(t, err)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, k.(string))
+		var v any
+		require.NoError(t, dec.Decode(&v))
+	}
+	return keys
+}
+
+func TestSandboxCommandStdoutFailure(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr bytes.Buffer
+	code := run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0"}, failWriter{}, &stderr)
+	assert.Equal(t, exitFailure, code)
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }

@@ -1,0 +1,71 @@
+package sandbox_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/sandbox"
+)
+
+// Start a sandbox, create an intent with the SDK client wired to it, pay it
+// as the customer would, and see the status check report the payment.
+func Example() {
+	s := sandbox.New(sandbox.WithSeed(42)) // in tests: sandbox.Start(t)
+	defer s.Close()
+	client := s.Client()
+	ctx := context.Background()
+
+	intent, err := client.CreatePaymentIntent(ctx, &upicollect.IntentParams{
+		Amount:      upicollect.Rupees(499),
+		OrderID:     "order-1001",
+		RedirectURL: "https://shop.example/thanks",
+		Note:        "Masala chai x 12",
+		Customer:    upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "98765 43210"},
+	})
+	if err != nil {
+		fmt.Println("create:", err)
+		return
+	}
+	before, _ := client.CheckPaymentStatus(ctx, intent.OrderID)
+	fmt.Println("before:", before.TxnStatus, before.Message)
+
+	utr, err := s.Pay(intent.OrderID) // or press Pay on the hosted page
+	if err != nil {
+		fmt.Println("pay:", err)
+		return
+	}
+	after, err := client.CheckPaymentStatus(ctx, intent.OrderID)
+	if err != nil {
+		fmt.Println("status:", err)
+		return
+	}
+	fmt.Println("after:", after.TxnStatus, after.Amount, after.UTR == utr, after.Paid())
+	fmt.Println("orders:", s.OrderCount())
+	// Output:
+	// before: PENDING Transaction not found
+	// after: SUCCESS 499.00 true true
+	// orders: 1
+}
+
+// Script a server error after the create took effect, and see that a retry
+// with the same order_id does not make a second order.
+func ExampleServer_InjectFault() {
+	s := sandbox.New()
+	defer s.Close()
+	s.InjectFault(sandbox.Fault{
+		Op:        sandbox.OpCreatePaymentLink,
+		Status:    503,
+		Header:    map[string][]string{"Retry-After": {"1"}},
+		Latency:   10 * time.Millisecond,
+		Processed: true,
+	})
+	_, err := s.Client().CreatePaymentLink(context.Background(), &upicollect.LinkParams{
+		Amount:   upicollect.Rupees(10),
+		Note:     "Tip",
+		Customer: upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "9876543210"},
+	})
+	fmt.Println(err != nil, s.OrderCount())
+	// Output: true 1
+}

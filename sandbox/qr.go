@@ -1,0 +1,41 @@
+package sandbox
+
+import (
+	"net/http"
+	"strings"
+
+	"rsc.io/qr"
+)
+
+// qrScale is pixels per QR module: a version-6 code comes out near 400 px,
+// large enough for a phone camera off a laptop screen.
+const qrScale = 8
+
+// qrPNG renders text as a QR code PNG with a quiet zone.
+func qrPNG(text string) ([]byte, error) {
+	c, err := qr.Encode(text, qr.M)
+	if err != nil {
+		return nil, err
+	}
+	c.Scale = qrScale
+	return c.PNG(), nil
+}
+
+// serveQR answers GET /sandbox/qr/{order_id}.png with the QR code of the
+// order's UPI link: what the intent's dynamicQR points to.
+func (s *Server) serveQR(w http.ResponseWriter, r *http.Request) {
+	id, ok := strings.CutSuffix(r.PathValue("file"), ".png")
+	o, found := s.Order(id)
+	if !ok || !found {
+		http.NotFound(w, r)
+		return
+	}
+	png, err := qrPNG("upi://pay?" + s.upiQuery(&o))
+	if err != nil { // only for links longer than a QR code holds
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(png)
+}
