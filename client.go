@@ -156,8 +156,8 @@ type discardHandler struct{}
 
 func (discardHandler) Enabled(_ context.Context, _ slog.Level) bool  { return false }
 func (discardHandler) Handle(_ context.Context, _ slog.Record) error { return nil }
-func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler   { return d }
-func (d discardHandler) WithGroup(string) slog.Handler        { return d }
+func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler          { return d }
+func (d discardHandler) WithGroup(string) slog.Handler               { return d }
 
 // endpoint joins the base URL and an operation's path.
 func (c *Client) endpoint(path string) string { return c.base + path }

@@ -32,7 +32,8 @@ func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) 
 	case err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//"):
 		// Never an absolute URL: the credentials go to the base URL's host only.
 		chk.add("path", "must be a path below the base URL, starting with /")
-	case strings.Contains(path, "..") || u.RawQuery != "" || u.Fragment != "":
+	case strings.Contains(path, "..") || strings.Contains(u.Path, "..") || u.RawQuery != "" || u.Fragment != "":
+		// u.Path too: "%2e%2e" is ".." once a server decodes it.
 		chk.add("path", "must not contain '..', a query or a fragment")
 	}
 	if err := chk.err(op); err != nil {
@@ -51,7 +52,7 @@ func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) 
 	}
 	if out != nil && ans.env.Data != nil {
 		if err := json.Unmarshal(ans.env.Data, out); err != nil {
-			return ans.resp, unexpected(op, f.Get("order_id"), ans, "data: "+err.Error())
+			return ans.resp, ans.unexpected("data: " + err.Error())
 		}
 	}
 	return ans.resp, nil

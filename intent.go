@@ -73,11 +73,11 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 		return nil, err
 	}
 	if ans.env.Data == nil {
-		return nil, unexpected(op, p.OrderID, ans, "no data in a success answer")
+		return nil, ans.unexpected("no data in a success answer")
 	}
 	d, err := wire.DecodeIntentData(ans.env.Data)
 	if err != nil {
-		return nil, unexpected(op, p.OrderID, ans, err.Error())
+		return nil, ans.unexpected(err.Error())
 	}
 	in := &Intent{
 		OrderID:      d.OrderID,
@@ -93,7 +93,7 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	if d.Amount != nil {
 		paise, err := wire.ParseAmount(d.Amount)
 		if err != nil {
-			return nil, unexpected(op, p.OrderID, ans, err.Error())
+			return nil, ans.unexpected(err.Error())
 		}
 		in.Amount = Money(paise)
 	}

@@ -55,14 +55,14 @@ func (c *Client) CreatePaymentLink(ctx context.Context, p *LinkParams) (*Payment
 		return nil, err
 	}
 	if ans.env.Data == nil {
-		return nil, unexpected(op, "", ans, "no data in a success answer")
+		return nil, ans.unexpected("no data in a success answer")
 	}
 	d, err := wire.DecodeLinkData(ans.env.Data)
 	if err != nil {
-		return nil, unexpected(op, "", ans, err.Error())
+		return nil, ans.unexpected(err.Error())
 	}
 	if d.PaymentLink == "" {
-		return nil, unexpected(op, "", ans, "no payment_link in data")
+		return nil, ans.unexpected("no payment_link in data")
 	}
 	return &PaymentLink{URL: d.PaymentLink, OrderID: d.OrderID, Message: ans.env.Msg, Response: ans.resp}, nil
 }
@@ -77,16 +77,18 @@ func (c *Client) createCall(op, orderID string, f map[string][]string) *call {
 	return &call{op: op, path: wire.PathPrefix + op, form: f, safety: s, orderID: orderID}
 }
 
-// unexpected reports an accepted envelope whose data this SDK cannot read.
-// For a create that is also ErrOutcomeUnknown: the service said yes, but
-// what it made cannot be read.
-func unexpected(op, orderID string, ans *answer, detail string) error {
+// unexpected reports an accepted envelope whose data this SDK cannot read,
+// and logs the failure like any other. For a create it is also
+// ErrOutcomeUnknown: the service said yes, but what it made cannot be read.
+func (a *answer) unexpected(detail string) error {
 	k := kindUnexpected
-	if op != wire.OpCheckPaymentStatus {
+	if a.cl.safety != readOnly {
 		k |= kindOutcomeUnknown
 	}
-	return &APIError{
-		Op: op, HTTPStatus: ans.resp.HTTPStatus, StatusCode: ans.env.StatusCode, Message: ans.env.Msg,
-		OrderID: orderID, Response: ans.resp, kinds: k, detail: detail + ": " + snippet(ans.resp.Body),
+	err := &APIError{
+		Op: a.cl.op, HTTPStatus: a.resp.HTTPStatus, StatusCode: a.env.StatusCode, Message: a.env.Msg,
+		OrderID: a.cl.orderID, Response: a.resp, kinds: k, detail: detail + ": " + snippet(a.resp.Body),
 	}
+	a.c.logGiveUp(a.cl, a.resp.Attempts, err, "unreadable data in a success answer")
+	return err
 }

@@ -63,11 +63,11 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 		return nil, err
 	}
 	if ans.env.Data == nil {
-		return nil, unexpected(op, p.OrderID, ans, "no data in a success answer")
+		return nil, ans.unexpected("no data in a success answer")
 	}
 	d, err := wire.DecodePaymentRequestData(ans.env.Data)
 	if err != nil {
-		return nil, unexpected(op, p.OrderID, ans, err.Error())
+		return nil, ans.unexpected(err.Error())
 	}
 	pr := &PaymentRequest{
 		OrderID:    d.OrderID,

@@ -65,14 +65,13 @@ func acceptStatus(env *wire.Envelope, httpStatus int) bool {
 }
 
 func readStatus(orderID string, ans *answer) (*PaymentStatus, error) {
-	const op = wire.OpCheckPaymentStatus
 	env := ans.env
 	st := &PaymentStatus{OrderID: orderID, Message: env.Msg, Response: ans.resp}
 	var d *wire.StatusData
 	if env.Data != nil {
 		var err error
 		if d, err = wire.DecodeStatusData(env.Data); err != nil {
-			return nil, unexpected(op, orderID, ans, err.Error())
+			return nil, ans.unexpected(err.Error())
 		}
 		if d.OrderID != "" {
 			st.OrderID = d.OrderID
@@ -81,7 +80,7 @@ func readStatus(orderID string, ans *answer) (*PaymentStatus, error) {
 		if d.Amount != nil {
 			paise, err := wire.ParseAmount(d.Amount)
 			if err != nil {
-				return nil, unexpected(op, orderID, ans, err.Error())
+				return nil, ans.unexpected(err.Error())
 			}
 			st.Amount = Money(paise)
 		}
@@ -98,7 +97,7 @@ func readStatus(orderID string, ans *answer) (*PaymentStatus, error) {
 	case d != nil && d.HasPayment():
 		st.TxnStatus = TxnSuccess // status true with payment data means paid
 	default:
-		return nil, unexpected(op, orderID, ans, "success answer without a state or payment data")
+		return nil, ans.unexpected("success answer without a state or payment data")
 	}
 	return st, nil
 }

@@ -47,6 +47,10 @@ type call struct {
 type answer struct {
 	env  *wire.Envelope
 	resp *Response
+	// c and cl let an operation that cannot read the envelope's data
+	// report and log that failure like any other (see unexpected).
+	c  *Client
+	cl *call
 }
 
 // attempt is what one try produced.
@@ -68,6 +72,10 @@ func (c *Client) send(ctx context.Context, cl *call) (*answer, error) {
 		lastCost  int
 		lastErr   error
 	)
+	if err := ctx.Err(); err != nil {
+		// Nothing was sent: not an unknown outcome, even for a create.
+		return nil, c.giveUp(cl, 0, false, nil, err)
+	}
 	for n := 1; ; n++ {
 		if err := c.limiter.Wait(ctx); err != nil {
 			return nil, c.giveUp(cl, n-1, ambiguous, lastErr, err)
@@ -85,10 +93,10 @@ func (c *Client) send(ctx context.Context, cl *call) (*answer, error) {
 			} else {
 				c.budget.Release(lastCost)
 			}
-			return &answer{env: a.env, resp: a.resp}, nil
+			return &answer{env: a.env, resp: a.resp, c: c, cl: cl}, nil
 		}
 
-		callErr, code := c.failure(cl, a)
+		code, callErr := c.failure(cl, a)
 		retryable, amb, cost, why := classifyRetry(cl.safety, a, code)
 		if ctx.Err() != nil {
 			// The caller's context ended during the attempt: whatever went out
@@ -193,22 +201,22 @@ func neverSent(err error) bool {
 	return errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
-// failure turns a failed attempt into the error the caller would see, and the
-// status code that decides retries (0 when no answer arrived).
-func (c *Client) failure(cl *call, a attempt) (error, int) {
+// failure turns a failed attempt into the status code that decides retries
+// (0 when no answer arrived) and the error the caller would see.
+func (c *Client) failure(cl *call, a attempt) (int, error) {
 	if a.resp == nil {
-		return opError(cl.op, a.err), 0
+		return 0, opError(cl.op, a.err)
 	}
 	e := &APIError{Op: cl.op, HTTPStatus: a.resp.HTTPStatus, OrderID: cl.orderID, Response: a.resp}
 	switch {
 	case a.err != nil:
 		e.cause = a.err
 		e.detail = "reading the body"
-		return e, 0
+		return 0, e
 	case a.env == nil:
 		e.kinds = kindUnexpected | kindForCode(a.resp.HTTPStatus)
 		e.detail = a.readErr
-		return e, a.resp.HTTPStatus
+		return a.resp.HTTPStatus, e
 	}
 	env := a.env
 	e.Message = env.Msg
@@ -219,13 +227,13 @@ func (c *Client) failure(cl *call, a attempt) (error, int) {
 	if env.MessageKey && !env.HasStatusCode {
 		// {status:false, message:"…"}: the missing-Authorization answer.
 		e.kinds = kindUnauthorized
-		return e, code
+		return code, e
 	}
 	e.kinds = kindForCode(code)
 	if e.kinds == 0 {
 		e.detail = "the service refused the call"
 	}
-	return e, code
+	return code, e
 }
 
 // effectiveCode is the body's statusCode when it says something, the HTTP

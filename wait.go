@@ -112,6 +112,10 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 func (c *Client) pollDelay(n int, w waitSettings) time.Duration {
 	d := w.minDelay
 	for i := 1; i < n && d < w.maxDelay; i++ {
+		if d > w.maxDelay/2 {
+			d = w.maxDelay // doubling would pass max, or overflow with a huge max
+			break
+		}
 		d *= 2
 	}
 	d = min(d, w.maxDelay)

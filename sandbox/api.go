@@ -26,7 +26,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	f := s.takeFault(op)
 	delay := s.cfg.latency
 	if f != nil {
-		infoOf(r).fault = true
+		info := infoOf(r)
+		info.fault = true
+		// Recorded now, not when the handler returns: a reset reaches the
+		// client before that, and a test may read Requests at once.
+		s.markFault(info.rec)
 		delay += f.Latency
 	}
 	if !s.sleep(r.Context(), delay) {

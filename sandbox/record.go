@@ -80,6 +80,13 @@ func (s *Server) record(r *http.Request, fields map[string]string) *RecordedRequ
 	return rec
 }
 
+// markFault records that a scripted fault applies to rec.
+func (s *Server) markFault(rec *RecordedRequest) {
+	s.recMu.Lock()
+	rec.Fault = true
+	s.recMu.Unlock()
+}
+
 // finish fills in what was answered.
 func (s *Server) finish(rec *RecordedRequest, status int, fault bool) {
 	s.recMu.Lock()

@@ -36,11 +36,13 @@ func DecodeIntentData(data json.RawMessage) (*IntentData, error) {
 	}
 	d := &IntentData{
 		OrderID:      firstString(raw, "orderId", "order_id"),
-		Amount:       raw["amount"],
 		Link:         firstString(raw, "intent"),
 		DynamicQR:    firstString(raw, "dynamicQR"),
 		Expiry:       firstString(raw, "expiry"),
 		MerchantName: firstString(raw, "merchantName"),
+	}
+	if a, ok := raw["amount"]; ok && !isNull(a) {
+		d.Amount = a
 	}
 	keys := make([]string, 0, len(raw))
 	for k := range raw {

@@ -81,6 +81,9 @@ func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null
 
 // readBool accepts true/false and, because fields drift to strings, "true"/"false".
 func readBool(v json.RawMessage) (bool, bool) {
+	if isNull(v) {
+		return false, false // json.Unmarshal would leave b false without an error
+	}
 	var b bool
 	if err := json.Unmarshal(v, &b); err == nil {
 		return b, true
@@ -109,6 +112,9 @@ func readInt(v json.RawMessage) (int, bool) {
 // ReadString returns the value of a JSON string; ok is false for any other
 // JSON type.
 func ReadString(v json.RawMessage) (string, bool) {
+	if isNull(v) {
+		return "", false // json.Unmarshal would leave s "" without an error
+	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
 		return "", false

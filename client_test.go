@@ -1,0 +1,511 @@
+package upicollect_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go"
+)
+
+func TestNewClient(t *testing.T) {
+	t.Parallel()
+	good := upicollect.WithBaseURL("https://api.example.com")
+	tests := []struct {
+		name    string
+		creds   upicollect.Credentials
+		opts    []upicollect.Option
+		wantErr []string // substrings of the error; nil = success
+		base    string   // BaseURL on success
+	}{
+		{name: "https", creds: testCreds, opts: []upicollect.Option{good}, base: "https://api.example.com"},
+		{name: "https with path and slash", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/pcs/")}, base: "https://api.example.com/pcs"},
+		{name: "http 127.0.0.1", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://127.0.0.1:8080")}, base: "http://127.0.0.1:8080"},
+		{name: "http 127.1.2.3", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://127.1.2.3")}, base: "http://127.1.2.3"},
+		{name: "http localhost", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://LocalHost:9000/api")}, base: "http://LocalHost:9000/api"},
+		{name: "http ::1", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://[::1]:8080")}, base: "http://[::1]:8080"},
+		{name: "http remote with WithInsecureHTTP", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://gateway.internal:8080"), upicollect.WithInsecureHTTP()}, base: "http://gateway.internal:8080"},
+		{name: "nil option skipped", creds: testCreds, opts: []upicollect.Option{nil, good}, base: "https://api.example.com"},
+		{name: "every option valid", creds: testCreds, opts: []upicollect.Option{
+			good, upicollect.WithTimeout(time.Second), upicollect.WithRateLimit(10, 5),
+			upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Second, MaxDelay: time.Second, MaxRetryAfter: time.Minute}),
+			upicollect.WithRetryPolicy(upicollect.RetryPolicy{BaseDelay: time.Minute}), // MaxDelay default raised to BaseDelay
+			upicollect.WithHTTPClient(&http.Client{}), upicollect.WithLogger(slog.Default()),
+			upicollect.WithUserAgent("acme/1.0"), upicollect.WithRetryBudget(0),
+		}, base: "https://api.example.com"},
+
+		{name: "empty MID", creds: upicollect.Credentials{PublicKey: "pub", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"MID is empty"}},
+		{name: "empty public key", creds: upicollect.Credentials{MID: "m", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"PublicKey is empty"}},
+		{name: "empty secret key", creds: upicollect.Credentials{MID: "m", PublicKey: "pub"}, opts: []upicollect.Option{good}, wantErr: []string{"SecretKey is empty"}},
+		{name: "all credentials empty", opts: []upicollect.Option{good}, wantErr: []string{"MID is empty", "PublicKey is empty", "SecretKey is empty"}},
+		{name: "newline in secret", creds: upicollect.Credentials{MID: "m", PublicKey: "pub", SecretKey: "secret\n"}, opts: []upicollect.Option{good}, wantErr: []string{"SecretKey contains whitespace or control characters"}},
+		{name: "NUL in public key", creds: upicollect.Credentials{MID: "m", PublicKey: "p\x00ub", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"PublicKey contains whitespace or control characters"}},
+		{name: "space in MID", creds: upicollect.Credentials{MID: "M 1", PublicKey: "pub", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"MID contains whitespace"}},
+		{name: "colon in public key", creds: upicollect.Credentials{MID: "m", PublicKey: "pub:x", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"PublicKey contains ':'"}},
+
+		{name: "no base URL", creds: testCreds, wantErr: []string{"no base URL"}},
+		{name: "empty base URL", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL(" ")}, wantErr: []string{"empty URL"}},
+		{name: "unparseable base URL", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com:port/")}, wantErr: []string{"WithBaseURL"}},
+		{name: "base URL without scheme", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("api.example.com")}, wantErr: []string{"scheme must be http or https"}},
+		{name: "ftp base URL", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("ftp://api.example.com")}, wantErr: []string{"scheme must be http or https"}},
+		{name: "base URL without host", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https:///v1")}, wantErr: []string{"no host"}},
+		{name: "base URL with user info", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://pub:secret@api.example.com")}, wantErr: []string{"credentials in the URL"}},
+		{name: "base URL with query", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/?x=1")}, wantErr: []string{"query or fragment"}},
+		{name: "base URL with fragment", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/#x")}, wantErr: []string{"query or fragment"}},
+		{name: "http to a remote host", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://api.example.com")}, wantErr: []string{"https is required"}},
+		{name: "http to a private address", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://10.0.0.1")}, wantErr: []string{"https is required"}},
+		{name: "http to localhost lookalike", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://localhost.example.com")}, wantErr: []string{"https is required"}},
+
+		{name: "WithTimeout(0)", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithTimeout(0)}, wantErr: []string{"WithTimeout: must be positive"}},
+		{name: "WithTimeout negative", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithTimeout(-time.Second)}, wantErr: []string{"WithTimeout"}},
+		{name: "WithRateLimit(0,1)", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(0, 1)}, wantErr: []string{"WithRateLimit: rate"}},
+		{name: "WithRateLimit NaN", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(math.NaN(), 1)}, wantErr: []string{"WithRateLimit: rate"}},
+		{name: "WithRateLimit +Inf", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(math.Inf(1), 1)}, wantErr: []string{"WithRateLimit: rate"}},
+		{name: "WithRateLimit burst 0", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(1, 0)}, wantErr: []string{"WithRateLimit: burst"}},
+		{name: "RetryPolicy negative attempts", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: -1})}, wantErr: []string{"MaxAttempts"}},
+		{name: "RetryPolicy too many attempts", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 21})}, wantErr: []string{"MaxAttempts"}},
+		{name: "RetryPolicy negative BaseDelay", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryPolicy(upicollect.RetryPolicy{BaseDelay: -1})}, wantErr: []string{"negative delay"}},
+		{name: "RetryPolicy negative MaxDelay", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxDelay: -1})}, wantErr: []string{"negative delay"}},
+		{name: "RetryPolicy negative MaxRetryAfter", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxRetryAfter: -1})}, wantErr: []string{"negative delay"}},
+		{name: "RetryPolicy BaseDelay above MaxDelay", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryPolicy(upicollect.RetryPolicy{BaseDelay: time.Minute, MaxDelay: time.Second})}, wantErr: []string{"exceeds MaxDelay"}},
+		{name: "WithHTTPClient(nil)", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithHTTPClient(nil)}, wantErr: []string{"WithHTTPClient: nil client"}},
+		{name: "WithLogger(nil)", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithLogger(nil)}, wantErr: []string{"WithLogger: nil logger"}},
+		{name: "WithRetryBudget negative", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryBudget(-1)}, wantErr: []string{"WithRetryBudget"}},
+		{name: "WithUserAgent control", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithUserAgent("acme\r\nX-Evil: 1")}, wantErr: []string{"WithUserAgent"}},
+		{name: "every problem at once", creds: upicollect.Credentials{SecretKey: "secret"}, opts: []upicollect.Option{upicollect.WithTimeout(0), upicollect.WithLogger(nil)},
+			wantErr: []string{"MID is empty", "PublicKey is empty", "WithTimeout", "WithLogger", "no base URL"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := upicollect.NewClient(tt.creds, tt.opts...)
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				require.NotNil(t, c)
+				assert.Equal(t, tt.base, c.BaseURL())
+				assert.Equal(t, tt.creds.MID, c.MID())
+				return
+			}
+			require.Error(t, err)
+			assert.Nil(t, c)
+			for _, want := range tt.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
+			if tt.creds.SecretKey != "" {
+				assert.NotContains(t, err.Error(), strings.TrimSpace(tt.creds.SecretKey), "errors never hold the secret key")
+			}
+			assertSentinels(t, err)
+		})
+	}
+}
+
+// recordingTransport counts the requests sent through it.
+type recordingTransport struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (rt *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rt.n.Add(1)
+	return rt.base.RoundTrip(r)
+}
+
+func TestWithHTTPClientUsedAsGivenNotMutated(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, bySuccess(t))
+	rt := &recordingTransport{base: srv.Client().Transport}
+	redirect := func(*http.Request, []*http.Request) error { return nil }
+	hc := &http.Client{Transport: rt, CheckRedirect: redirect, Timeout: 7 * time.Second}
+	before := *hc
+
+	c, _ := newClient(t, srv.BaseURL(), upicollect.WithHTTPClient(hc), upicollect.WithTimeout(3*time.Second))
+	for _, op := range allOps {
+		_, _, err := callOp(context.Background(), c, op, "")
+		require.NoError(t, err, op)
+	}
+	assert.Equal(t, int64(4), rt.n.Load(), "every request goes through the given client's transport")
+	assert.Same(t, before.Transport, hc.Transport)
+	assert.Equal(t, before.Timeout, hc.Timeout)
+	assert.Equal(t, before.Jar, hc.Jar)
+	assert.Equal(t, reflect.ValueOf(before.CheckRedirect).Pointer(), reflect.ValueOf(hc.CheckRedirect).Pointer())
+	assert.Equal(t, 4, srv.Count())
+}
+
+// TestRedirectNotFollowed: a 3xx from the service is an error naming the
+// Location's host, and the credentials never go there.
+func TestRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
+	var elsewhere atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		respond(w, http.StatusOK, successBody(t, opStatus))
+	}))
+	t.Cleanup(other.Close)
+	otherHost := strings.TrimPrefix(other.URL, "http://")
+
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		for _, op := range allOps {
+			t.Run(fmt.Sprintf("%d/%s", code, op), func(t *testing.T) {
+				t.Parallel()
+				srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+					http.Redirect(w, r, other.URL+"/steal"+r.URL.Path, code)
+				})
+				c, _ := newClient(t, srv.BaseURL())
+				_, _, err := callOp(context.Background(), c, op, testOrderID)
+				require.Error(t, err)
+				assertSentinels(t, err, upicollect.ErrUnexpectedResponse)
+				assert.Contains(t, err.Error(), otherHost)
+				assert.Contains(t, err.Error(), "not followed")
+				var ae *upicollect.APIError
+				require.ErrorAs(t, err, &ae)
+				assert.Equal(t, code, ae.HTTPStatus)
+				assert.Equal(t, other.URL+"/steal"+apiPrefix+"/v1/payments/"+op, ae.Response.Header.Get("Location"))
+				assert.Equal(t, 1, srv.Count(), "a redirect is not retried")
+				assert.Equal(t, int64(0), elsewhere.Load(), "the redirect target must get no request")
+			})
+		}
+	}
+	t.Run("no Location", func(t *testing.T) {
+		t.Parallel()
+		srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { w.WriteHeader(http.StatusFound) })
+		c, _ := newClient(t, srv.BaseURL())
+		_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+		assertSentinels(t, err, upicollect.ErrUnexpectedResponse)
+		assert.Contains(t, err.Error(), "redirect not followed (no valid Location)")
+	})
+}
+
+// TestBodyCap: an answer above 1 MiB is not read past the cap.
+func TestBodyCap(t *testing.T) {
+	t.Parallel()
+	const maxBody = 1 << 20
+	var wrote atomic.Int64
+	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		// A valid envelope of 2 MiB: only the cap can make it fail.
+		n, _ := w.Write([]byte(`{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"`))
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		for i := 0; i < 32; i++ {
+			m, err := w.Write(chunk)
+			n += m
+			if err != nil {
+				break
+			}
+		}
+		m, _ := w.Write([]byte(`"}`))
+		wrote.Store(int64(n + m))
+	})
+	c, _ := newClient(t, srv.BaseURL())
+	st, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+	assert.Nil(t, st)
+	assertSentinels(t, err, upicollect.ErrUnexpectedResponse)
+	assert.Contains(t, err.Error(), "exceeds")
+	var ae *upicollect.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Len(t, ae.Response.Body, maxBody)
+	assert.Equal(t, 1, srv.Count(), "an oversized 200 is not retried")
+}
+
+// TestBodyCapStopsReading: the client stops reading at the cap rather than
+// reading a runaway body to its end and cutting it afterwards.
+func TestBodyCapStopsReading(t *testing.T) {
+	t.Parallel()
+	const total = 64 << 20
+	wrote := make(chan int, 1)
+	srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		n, _ := w.Write([]byte(`{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"`))
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		for n < total {
+			m, err := w.Write(chunk)
+			n += m
+			if err != nil {
+				break
+			}
+		}
+		wrote <- n
+	})
+	c, _ := newClient(t, srv.BaseURL(), noRetry())
+	_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+	assertSentinels(t, err, upicollect.ErrUnexpectedResponse)
+	assert.Less(t, <-wrote, total, "the server could write the whole body: the client read past the cap")
+}
+
+// TestBodyCapExact: a body of exactly the cap is read whole.
+func TestBodyCapExact(t *testing.T) {
+	t.Parallel()
+	const maxBody = 1 << 20
+	head := `{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"`
+	body := head + strings.Repeat("a", maxBody-len(head)-2) + `"}`
+	require.Len(t, body, maxBody)
+	srv := newTestServer(t, always(http.StatusOK, []byte(body)))
+	c, _ := newClient(t, srv.BaseURL())
+	st, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+	require.NoError(t, err)
+	assert.Equal(t, upicollect.TxnSuccess, st.TxnStatus)
+	assert.Len(t, st.Response.Body, maxBody)
+}
+
+func TestWrongContentTypeStillDecoded(t *testing.T) {
+	t.Parallel()
+	for _, ct := range []string{"text/html; charset=utf-8", "text/plain", ""} {
+		t.Run(ct, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+				w.Header()["Content-Type"] = []string{ct}
+				_, _ = w.Write(loadResponse(t, "link_success.json"))
+			})
+			c, _ := newClient(t, srv.BaseURL())
+			pl, err := c.CreatePaymentLink(context.Background(), validInput().link())
+			require.NoError(t, err)
+			assert.Equal(t, "https://pay.example.com/l/AbC123xyz", pl.URL)
+		})
+	}
+}
+
+func TestDo(t *testing.T) {
+	t.Parallel()
+	refund := []byte(`{"status":true,"statusCode":200,"msg":"Refund initiated","data":{"refund_id":"RF-1","amount":"10.00"}}`)
+
+	t.Run("mid added, data into out", func(t *testing.T) {
+		t.Parallel()
+		srv := newTestServer(t, always(http.StatusOK, refund))
+		c, _ := newClient(t, srv.BaseURL())
+		form := url.Values{"order_id": {"ORD-1"}, "amount": {"10"}}
+		var out struct {
+			RefundID string `json:"refund_id"`
+			Amount   string `json:"amount"`
+		}
+		resp, err := c.Do(context.Background(), "/v1/payments/refund", form, &out)
+		require.NoError(t, err)
+		assert.Equal(t, "RF-1", out.RefundID)
+		assert.Equal(t, "10.00", out.Amount)
+		require.NotNil(t, resp)
+		assert.Equal(t, http.StatusOK, resp.HTTPStatus)
+		assert.Equal(t, refund, resp.Body)
+		assert.Equal(t, 1, resp.Attempts)
+
+		got := srv.Last(t)
+		assert.Equal(t, http.MethodPost, got.Method)
+		assert.Equal(t, apiPrefix+"/v1/payments/refund", got.Path)
+		assert.Equal(t, "application/x-www-form-urlencoded", got.Header.Get("Content-Type"))
+		assert.Equal(t, basicAuth(testPublic, testSecret), got.Header.Get("Authorization"))
+		assert.Equal(t, url.Values{"mid": {testMID}, "order_id": {"ORD-1"}, "amount": {"10"}}, got.Form)
+		assert.Equal(t, url.Values{"order_id": {"ORD-1"}, "amount": {"10"}}, form, "the caller's form is not modified")
+	})
+	t.Run("caller's mid kept, nil out, nil form", func(t *testing.T) {
+		t.Parallel()
+		srv := newTestServer(t, always(http.StatusOK, refund))
+		c, _ := newClient(t, srv.BaseURL())
+		_, err := c.Do(context.Background(), "/v1/payments/refund", url.Values{"mid": {"OTHER"}}, nil)
+		require.NoError(t, err)
+		assert.Equal(t, url.Values{"mid": {"OTHER"}}, srv.Last(t).Form)
+		_, err = c.Do(context.Background(), "/v1/payments/refund", nil, nil)
+		require.NoError(t, err)
+		assert.Equal(t, url.Values{"mid": {testMID}}, srv.Last(t).Form)
+	})
+	t.Run("no data leaves out alone", func(t *testing.T) {
+		t.Parallel()
+		srv := newTestServer(t, always(http.StatusOK, loadResponse(t, "success_no_data.json")))
+		c, _ := newClient(t, srv.BaseURL())
+		out := map[string]any{"kept": true}
+		resp, err := c.Do(context.Background(), "/v1/payments/ping", nil, &out)
+		require.NoError(t, err)
+		assert.Equal(t, map[string]any{"kept": true}, out)
+		assert.Equal(t, http.StatusOK, resp.HTTPStatus)
+	})
+	t.Run("data that does not fit out", func(t *testing.T) {
+		t.Parallel()
+		srv := newTestServer(t, always(http.StatusOK, refund))
+		c, _ := newClient(t, srv.BaseURL())
+		var out struct {
+			Amount int `json:"amount"`
+		}
+		resp, err := c.Do(context.Background(), "/v1/payments/refund", url.Values{"order_id": {"ORD-1"}}, &out)
+		assertSentinels(t, err, upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown)
+		require.NotNil(t, resp)
+		var ae *upicollect.APIError
+		require.ErrorAs(t, err, &ae)
+		assert.Equal(t, "refund", ae.Op)
+		assert.Equal(t, "ORD-1", ae.OrderID)
+	})
+	t.Run("failure envelope", func(t *testing.T) {
+		t.Parallel()
+		srv := newTestServer(t, always(http.StatusConflict, loadResponse(t, "duplicate_409.json")))
+		c, _ := newClient(t, srv.BaseURL())
+		resp, err := c.Do(context.Background(), "/v1/payments/refund", nil, nil)
+		assert.Nil(t, resp)
+		assertSentinels(t, err, upicollect.ErrDuplicateOrderID)
+		var ae *upicollect.APIError
+		require.ErrorAs(t, err, &ae)
+		assert.Equal(t, loadResponse(t, "duplicate_409.json"), ae.Response.Body)
+	})
+	t.Run("not retried after a 500", func(t *testing.T) {
+		t.Parallel()
+		srv := newTestServer(t, always(http.StatusInternalServerError, loadResponse(t, "server_error_500.json")))
+		c, clk := newClient(t, srv.BaseURL())
+		_, err := c.Do(context.Background(), "/v1/payments/refund", nil, nil)
+		assertSentinels(t, err, upicollect.ErrServer, upicollect.ErrOutcomeUnknown)
+		assert.Equal(t, 1, srv.Count())
+		assert.Empty(t, clk.Sleeps())
+	})
+	for _, path := range []string{
+		"https://evil.example.com/v1/payments/x",
+		"http://127.0.0.1/v1/payments/x",
+		"//evil.example.com/v1/payments/x",
+		"v1/payments/x",
+		"",
+		"/v1/../admin",
+		"/v1/payments/..",
+		"/v1/payments/%2e%2e/%2e%2e/admin",
+		"/v1/payments/%2E%2E/admin",
+		"/v1/payments/x?debug=1",
+		"/v1/payments/x#frag",
+		"/v1/payments/\x7f",
+		"/v1/payments/x y\n",
+	} {
+		t.Run("rejects "+path, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, always(http.StatusOK, refund))
+			c, _ := newClient(t, srv.BaseURL())
+			resp, err := c.Do(context.Background(), path, url.Values{"a": {"b"}}, nil)
+			assert.Nil(t, resp)
+			assertSentinels(t, err, upicollect.ErrValidation)
+			var ve *upicollect.ValidationError
+			require.ErrorAs(t, err, &ve)
+			require.Len(t, ve.Fields, 1)
+			assert.Equal(t, "path", ve.Fields[0].Field)
+			assert.Equal(t, 0, srv.Count())
+		})
+	}
+}
+
+// TestConcurrentUse shares one client between many goroutines (run with
+// -race).
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n%3 == 0 {
+			respond(w, http.StatusInternalServerError, loadResponse(t, "server_error_500.json"))
+			return
+		}
+		bySuccess(t)(w, r, n)
+	})
+	c, _ := newClient(t, srv.BaseURL(), upicollect.WithRateLimit(1e6, 1000), upicollect.WithLogger(slog.New(slog.NewJSONHandler(&lockedBuffer{}, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	var wg sync.WaitGroup
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			op := allOps[i%len(allOps)]
+			orderID := fmt.Sprintf("ORD-%d", i)
+			_, _, err := callOp(context.Background(), c, op, orderID)
+			if err != nil {
+				assert.ErrorIs(t, err, upicollect.ErrServer)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.GreaterOrEqual(t, srv.Count(), 40)
+}
+
+// lockedBuffer is a log sink safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRateLimit: requests are spaced by the limiter, on the client's clock.
+func TestRateLimit(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, bySuccess(t))
+	c, clk := newClient(t, srv.BaseURL(), upicollect.WithRateLimit(2, 1))
+	for i := 0; i < 4; i++ {
+		_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, []time.Duration{500 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond}, clk.Sleeps())
+	assert.Equal(t, 4, srv.Count())
+
+	// A wait for a token that would outlast the context ends the call
+	// before anything is sent, and a create is then not "outcome unknown".
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.CreatePaymentLink(ctx, validInput().link())
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assertSentinels(t, err)
+	assert.Equal(t, 4, srv.Count())
+}
+
+func TestDefaultRetryPolicy(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, upicollect.RetryPolicy{
+		MaxAttempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 5 * time.Second, MaxRetryAfter: 30 * time.Second,
+	}, upicollect.DefaultRetryPolicy())
+}
+
+func TestCredentialsFromEnv(t *testing.T) {
+	t.Setenv(upicollect.EnvMID, "MID9")
+	t.Setenv(upicollect.EnvPublicKey, "pk9")
+	t.Setenv(upicollect.EnvSecretKey, "sk9-very-secret")
+	c, err := upicollect.CredentialsFromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, upicollect.Credentials{MID: "MID9", PublicKey: "pk9", SecretKey: "sk9-very-secret"}, c)
+
+	t.Setenv(upicollect.EnvMID, "")
+	t.Setenv(upicollect.EnvSecretKey, "")
+	c, err = upicollect.CredentialsFromEnv()
+	require.Error(t, err)
+	assert.Equal(t, upicollect.Credentials{}, c)
+	assert.Contains(t, err.Error(), upicollect.EnvMID)
+	assert.Contains(t, err.Error(), upicollect.EnvSecretKey)
+	assert.NotContains(t, err.Error(), upicollect.EnvPublicKey)
+}
+
+func TestCredentialsRedacted(t *testing.T) {
+	t.Parallel()
+	c := upicollect.Credentials{MID: "MID123", PublicKey: "pub", SecretKey: "sk_live_hunter2"}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
+		s := fmt.Sprintf(verb, c)
+		assert.NotContains(t, s, "hunter2", verb)
+		s = fmt.Sprintf(verb, &c)
+		assert.NotContains(t, s, "hunter2", verb)
+	}
+	assert.Equal(t, "{MID:MID123 PublicKey:pub SecretKey:[REDACTED]}", c.String())
+	assert.Equal(t, "upicollect.Credentials{MID:MID123 PublicKey:pub SecretKey:[REDACTED]}", c.GoString())
+	assert.Equal(t, "upicollect.Credentials{MID:MID123 PublicKey:pub SecretKey:[REDACTED]}", fmt.Sprintf("%#v", c))
+	assert.Equal(t, "{MID:MID123 PublicKey:pub SecretKey:}", upicollect.Credentials{MID: "MID123", PublicKey: "pub"}.String())
+
+	var buf strings.Builder
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("creds", "creds", c)
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal([]byte(buf.String()), &rec))
+	assert.Equal(t, map[string]any{"mid": "MID123", "public_key": "pub"}, rec["creds"])
+}

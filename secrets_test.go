@@ -1,0 +1,236 @@
+package upicollect_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go"
+)
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSecretsNeverLeak drives every operation through every outcome and
+// checks that the secret key and the Authorization value appear in no
+// error, no formatted value and no log record, and that logs mask the
+// customer's e-mail, mobile and VPA.
+func TestSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
+	const (
+		pub    = "pk_live_7Hq2Lx"
+		secret = "sk_live_Zr8vW3mQpT6yN1"
+	)
+	creds := upicollect.Credentials{MID: "MID777", PublicKey: pub, SecretKey: secret}
+	auth := basicAuth(pub, secret)
+	forbidden := []string{
+		secret,
+		auth,
+		strings.TrimPrefix(auth, "Basic "),
+		pub + ":" + secret,
+		base64.URLEncoding.EncodeToString([]byte(pub + ":" + secret)),
+	}
+
+	outcomes := []struct {
+		name string
+		h    handlerFunc
+	}{
+		{"success", bySuccess(t)},
+		{"success live shapes", func(w http.ResponseWriter, r *http.Request, n int) {
+			switch {
+			case strings.HasSuffix(r.URL.Path, opIntent):
+				respond(w, 200, loadResponse(t, "intent_success_live_apps.json"))
+			case strings.HasSuffix(r.URL.Path, opStatus):
+				respond(w, 200, loadResponse(t, "status_success_data_status.json"))
+			default:
+				bySuccess(t)(w, r, n)
+			}
+		}},
+		{"missing auth", always(401, loadResponse(t, "missing_auth.json"))},
+		{"unauthorized", always(401, loadResponse(t, "unauthorized_401.json"))},
+		{"invalid", always(400, loadResponse(t, "invalid_400.json"))},
+		{"not found", always(404, loadResponse(t, "not_found_404.json"))},
+		{"duplicate", always(409, loadResponse(t, "duplicate_409.json"))},
+		{"rate limited", always(429, loadResponse(t, "rate_limited_429.json"))},
+		{"server error", always(500, loadResponse(t, "server_error_500.json"))},
+		{"bad gateway html", always(502, loadResponse(t, "bad_gateway_502.html"))},
+		{"truncated", always(200, loadResponse(t, "truncated.json"))},
+		{"refused", always(200, loadResponse(t, "refused_200.json"))},
+		{"no data", always(200, loadResponse(t, "success_no_data.json"))},
+		{"500 then 409", script(t, 500, 409)},
+		{"redirect", func(w http.ResponseWriter, r *http.Request, _ int) {
+			http.Redirect(w, r, "https://elsewhere.example.com/x", http.StatusFound)
+		}},
+		{"reset", script(t, 0)},
+	}
+
+	var logs syncBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	newSecretClient := func(base string) *upicollect.Client {
+		c, err := upicollect.NewClient(creds, upicollect.WithBaseURL(base), upicollect.WithLogger(logger),
+			upicollect.WithClock(newFakeClock()), upicollect.WithRand(fixedRand))
+		require.NoError(t, err)
+		return c
+	}
+
+	var texts []string
+	show := func(v any) {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+			texts = append(texts, fmt.Sprintf(verb, v))
+		}
+	}
+	show(creds)
+	show(&creds)
+
+	run := func(c *upicollect.Client, ctx context.Context, in createInput) {
+		show(c)
+		for _, op := range allOps {
+			res, _, err := in.call(ctx, c, op)
+			if err == nil {
+				require.NotNil(t, res)
+				show(res)
+				continue
+			}
+			texts = append(texts, err.Error())
+			show(err)
+			if res != nil {
+				show(res)
+			}
+		}
+		st, err := c.WaitForPayment(ctx, testStatusOrder, upicollect.WithMaxWait(1))
+		show(st)
+		if err != nil {
+			show(err)
+		}
+		show(in.intent())
+		show(in.request())
+		show(in.link())
+	}
+
+	for _, o := range outcomes {
+		srv := newTestServer(t, o.h)
+		run(newSecretClient(srv.BaseURL()), context.Background(), validInput())
+		for _, req := range srv.Requests() {
+			require.Equal(t, auth, req.Header.Get("Authorization"), "%s: the header is sent", o.name)
+		}
+	}
+	// Transport errors: nothing listening.
+	run(newSecretClient("http://"+closedAddr(t)+apiPrefix), context.Background(), validInput())
+	// Validation errors.
+	bad := validInput()
+	bad.Amount, bad.OrderID, bad.VPA, bad.Customer.Email = 150, "bad id", "nope", "nope"
+	srv := newTestServer(t, bySuccess(t))
+	run(newSecretClient(srv.BaseURL()), context.Background(), bad)
+	// Context errors.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	run(newSecretClient(srv.BaseURL()), ctx, validInput())
+	// NewClient errors, including one about the secret itself.
+	_, err := upicollect.NewClient(upicollect.Credentials{MID: "m", PublicKey: pub, SecretKey: secret + "\n"},
+		upicollect.WithBaseURL("http://api.example.com/?k="+secret))
+	require.Error(t, err)
+	texts = append(texts, err.Error())
+
+	// Customer data in application logs goes through LogValue: masked.
+	in := validInput()
+	logger.Info("checkout", "params", in.intent())
+	logger.Info("checkout", "params", *in.request())
+	logger.Info("checkout", slog.Any("params", in.link()))
+	logger.Info("checkout", "customer", in.Customer)
+	st := &upicollect.PaymentStatus{OrderID: "ORD-1", TxnStatus: upicollect.TxnSuccess, Amount: 49900, UTR: "412345678901", VPA: testVPA}
+	logger.Info("paid", "status", st)
+
+	all := strings.Join(texts, "\n") + "\n" + logs.String()
+	for _, f := range forbidden {
+		assert.NotContains(t, all, f)
+	}
+	logged := logs.String()
+	assert.Contains(t, logged, `"msg":"upicollect: attempt"`)
+	assert.Contains(t, logged, `"msg":"upicollect: retrying"`)
+	assert.Contains(t, logged, `"msg":"upicollect: call failed"`)
+	for _, raw := range []string{testEmail, "98765-43210", testMobileSent, testVPA} {
+		assert.NotContains(t, logged, raw, "customer data must be masked in logs")
+	}
+	assert.Contains(t, logged, `"email":"r***@example.com"`)
+	assert.Contains(t, logged, `"mobile":"***********3210"`)
+	assert.Contains(t, logged, `"vpa":"ra***@oksbi"`)
+	assert.Contains(t, logged, `"amount":"499.00"`)
+	assert.Contains(t, logged, `"status":{"order_id":"ORD-1","txn_status":"SUCCESS","amount":"499.00","utr":"412345678901","vpa":"ra***@oksbi"}`)
+}
+
+func TestLogMasks(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, nil))
+	for _, cu := range []upicollect.Customer{
+		{Name: "A", Email: "a@x.in", Mobile: "1234"},
+		{Name: "B", Email: "no-at-sign", Mobile: ""},
+		{Name: "C", Email: "", Mobile: "98765"},
+		{Name: "D", Email: "ab@x.in", Mobile: "9876543210"},
+	} {
+		logger.Info("c", "customer", cu)
+	}
+	logger.Info("r", "params", upicollect.RequestParams{VPA: "x@ybl"})
+	logger.Info("r", "params", upicollect.RequestParams{VPA: "novpa"})
+	logger.Info("r", "params", upicollect.RequestParams{VPA: "रविकुमार@ybl"})
+	want := []string{
+		`"customer":{"name":"A","email":"*@x.in","mobile":"***"}`,
+		`"customer":{"name":"B","email":"***","mobile":""}`,
+		`"customer":{"name":"C","email":"","mobile":"*8765"}`,
+		`"customer":{"name":"D","email":"a***@x.in","mobile":"******3210"}`,
+		`"vpa":"*@ybl"`,
+		`"vpa":"***"`,
+		`"vpa":"रव***@ybl"`,
+	}
+	for _, w := range want {
+		assert.Contains(t, buf.String(), w)
+	}
+}
+
+// TestAuthHeaderRedacted: the client keeps the Authorization value in a
+// type that prints as [REDACTED] under every verb and in logs.
+func TestAuthHeaderRedacted(t *testing.T) {
+	t.Parallel()
+	c, _ := newClient(t, "https://api.example.com")
+	h := upicollect.AuthHeader(c)
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+		assert.Equal(t, "[REDACTED]", fmt.Sprintf(verb, h), verb)
+	}
+	assert.Equal(t, "[REDACTED]", h.(fmt.Stringer).String())
+	assert.Equal(t, "[REDACTED]", h.(fmt.GoStringer).GoString())
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "auth", h)
+	assert.Contains(t, buf.String(), `"auth":"[REDACTED]"`)
+	assert.NotContains(t, buf.String(), strings.TrimPrefix(basicAuth(testPublic, testSecret), "Basic "))
+
+	want := "upicollect.Client{base: https://api.example.com, mid: " + testMID + "}"
+	assert.Equal(t, want, c.String())
+	assert.Equal(t, want, c.GoString())
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		assert.Equal(t, want, fmt.Sprintf(verb, c), verb)
+	}
+}

@@ -1,0 +1,274 @@
+package upicollect_test
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go"
+)
+
+// statusScript answers the n-th status check with the named answer of
+// testdata/responses, the last repeating; "500" is a server error and "401"
+// an unauthorized answer.
+func statusScript(t testing.TB, steps ...string) handlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request, n int) {
+		switch step := steps[min(n, len(steps))-1]; step {
+		case "500":
+			respond(w, 500, loadResponse(t, "server_error_500.json"))
+		case "401":
+			respond(w, 401, loadResponse(t, "unauthorized_401.json"))
+		case "400":
+			respond(w, 400, loadResponse(t, "invalid_400.json"))
+		case "429":
+			respond(w, 429, loadResponse(t, "rate_limited_429.json"))
+		case "garbage":
+			respond(w, 200, loadResponse(t, "truncated.json"))
+		default:
+			respond(w, 200, loadResponse(t, step+".json"))
+		}
+	}
+}
+
+const (
+	pending = "status_pending_spec"
+	paid    = "status_success_spec"
+	failed  = "status_fail"
+)
+
+func TestWaitForPaymentPendingThenSuccess(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, statusScript(t, pending, pending, paid))
+	c, clk := newClient(t, srv.BaseURL())
+	var seen []upicollect.TxnStatus
+	st, err := c.WaitForPayment(context.Background(), testStatusOrder,
+		upicollect.WithOnPoll(func(s *upicollect.PaymentStatus) { seen = append(seen, s.TxnStatus) }))
+	require.NoError(t, err)
+	require.NotNil(t, st)
+	assert.Equal(t, upicollect.TxnSuccess, st.TxnStatus)
+	assert.True(t, st.Paid())
+	assert.Equal(t, int64(49900), st.Amount.Paise())
+	assert.Equal(t, []upicollect.TxnStatus{upicollect.TxnPending, upicollect.TxnPending, upicollect.TxnSuccess}, seen)
+	assert.Equal(t, 3, srv.Count())
+	// Default interval 2s..10s: the first delay is the minimum, the second
+	// grows (4s ceiling, jittered over its upper half with rand 0.5).
+	assert.Equal(t, []time.Duration{2 * time.Second, 3 * time.Second}, clk.Sleeps())
+	for _, req := range srv.Requests() {
+		assert.Equal(t, apiPrefix+"/v1/payments/checkPaymentStatus", req.Path)
+		assert.Equal(t, testStatusOrder, req.Form.Get("order_id"))
+	}
+}
+
+func TestWaitForPaymentTerminalFailureIsAResult(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file string
+		want upicollect.TxnStatus
+	}{
+		{failed, upicollect.TxnFail},
+		{"status_reject", upicollect.TxnReject},
+		{"status_unknown_txn", "REVERSED"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, statusScript(t, pending, tc.file))
+			c, _ := newClient(t, srv.BaseURL())
+			st, err := c.WaitForPayment(context.Background(), testStatusOrder)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, st.TxnStatus)
+			assert.False(t, st.Paid())
+			assert.Equal(t, 2, srv.Count())
+		})
+	}
+}
+
+func TestWaitForPaymentMaxWait(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, statusScript(t, pending))
+	c, clk := newClient(t, srv.BaseURL())
+	polls := 0
+	st, err := c.WaitForPayment(context.Background(), testStatusOrder,
+		upicollect.WithMaxWait(30*time.Second),
+		upicollect.WithOnPoll(func(*upicollect.PaymentStatus) { polls++ }))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	require.NotNil(t, st, "the last status seen")
+	assert.Equal(t, upicollect.TxnPending, st.TxnStatus)
+	assert.Contains(t, err.Error(), "last status PENDING")
+	// Delays 2, 3, 6, 7.5, 7.5 (26s in all); the next 7.5s passes the 30s.
+	assert.Equal(t, []time.Duration{
+		2 * time.Second, 3 * time.Second, 6 * time.Second, 7500 * time.Millisecond, 7500 * time.Millisecond, 7500 * time.Millisecond,
+	}, clk.Sleeps())
+	assert.Equal(t, 6, srv.Count())
+	assert.Equal(t, 6, polls)
+}
+
+func TestWaitForPaymentContextDeadlineNoStatus(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, statusScript(t, "500"))
+	c, clk := newClient(t, srv.BaseURL(), noRetry())
+	ctx, cancel := context.WithDeadline(context.Background(), clk.Now().Add(4*time.Second))
+	defer cancel()
+	st, err := c.WaitForPayment(ctx, testStatusOrder)
+	assert.Nil(t, st)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "no status seen")
+	assert.Equal(t, 2, srv.Count())
+}
+
+func TestWaitForPaymentCancelled(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, statusScript(t, pending))
+	c, _ := newClient(t, srv.BaseURL())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := c.WaitForPayment(ctx, testStatusOrder, upicollect.WithOnPoll(func(s *upicollect.PaymentStatus) {
+		if srv.Count() == 2 {
+			cancel()
+		}
+	}))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, st)
+	assert.Equal(t, upicollect.TxnPending, st.TxnStatus)
+	assert.Equal(t, 2, srv.Count())
+
+	// Cancelled before it starts: nothing is sent.
+	st, err = c.WaitForPayment(ctx, testStatusOrder)
+	assert.Nil(t, st)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 2, srv.Count())
+}
+
+// TestWaitForPaymentCancelledDuringPoll: the context ends while a poll is
+// in flight.
+func TestWaitForPaymentCancelledDuringPoll(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			statusScript(t, pending)(w, r, n)
+			return
+		}
+		cancel()
+		block(r)
+	})
+	c, _ := newClient(t, srv.BaseURL())
+	st, err := c.WaitForPayment(ctx, testStatusOrder)
+	assert.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, st)
+	assert.Equal(t, upicollect.TxnPending, st.TxnStatus)
+}
+
+func TestWaitForPaymentStopsOnPermanentErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		step string
+		is   error
+	}{
+		{"401", upicollect.ErrUnauthorized},
+		{"missing_auth", upicollect.ErrUnauthorized},
+		{"400", upicollect.ErrInvalidRequest},
+	} {
+		t.Run(tc.step, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, statusScript(t, pending, tc.step, paid))
+			c, clk := newClient(t, srv.BaseURL())
+			st, err := c.WaitForPayment(context.Background(), testStatusOrder)
+			assert.ErrorIs(t, err, tc.is)
+			require.NotNil(t, st, "the last status seen")
+			assert.Equal(t, upicollect.TxnPending, st.TxnStatus)
+			assert.Equal(t, 2, srv.Count(), "no poll after a permanent error")
+			assert.Len(t, clk.Sleeps(), 1)
+		})
+	}
+	t.Run("unauthorized at once", func(t *testing.T) {
+		t.Parallel()
+		srv := newTestServer(t, statusScript(t, "401", paid))
+		c, clk := newClient(t, srv.BaseURL())
+		st, err := c.WaitForPayment(context.Background(), testStatusOrder)
+		assert.Nil(t, st)
+		assertSentinels(t, err, upicollect.ErrUnauthorized)
+		assert.Equal(t, 1, srv.Count())
+		assert.Empty(t, clk.Sleeps())
+	})
+}
+
+func TestWaitForPaymentPollsThroughTransientErrors(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, statusScript(t, pending, "500", "429", "garbage", pending, paid))
+	c, clk := newClient(t, srv.BaseURL(), noRetry())
+	polls := 0
+	st, err := c.WaitForPayment(context.Background(), testStatusOrder,
+		upicollect.WithPollInterval(time.Second, 4*time.Second),
+		upicollect.WithOnPoll(func(*upicollect.PaymentStatus) { polls++ }))
+	require.NoError(t, err)
+	assert.Equal(t, upicollect.TxnSuccess, st.TxnStatus)
+	assert.Equal(t, 6, srv.Count())
+	assert.Equal(t, 3, polls, "OnPoll sees every status, not the failures")
+	require.Len(t, clk.Sleeps(), 5)
+	for _, d := range clk.Sleeps() {
+		assert.GreaterOrEqual(t, d, time.Second)
+		assert.LessOrEqual(t, d, 4*time.Second)
+	}
+}
+
+// TestWaitForPaymentPollDelaysWithinBounds checks every delay against
+// [min, max] for jitter at both ends of its range, over many polls, with
+// bounds up to the largest Duration.
+func TestWaitForPaymentPollDelaysWithinBounds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		min, max time.Duration
+		rand     float64
+	}{
+		{"default low jitter", 0, 0, 0},
+		{"default high jitter", 0, 0, 0.999999},
+		{"1s..1s", time.Second, time.Second, 0.5},
+		{"3s..7s", 3 * time.Second, 7 * time.Second, 0.999999},
+		{"max below min", 5 * time.Second, time.Second, 0.5},
+		{"huge max", time.Second, math.MaxInt64, 0.5},
+		{"huge max high jitter", time.Second, math.MaxInt64, 0.999999},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			const polls = 70
+			steps := make([]string, polls)
+			for i := range steps {
+				steps[i] = pending
+			}
+			steps[polls-1] = paid
+			srv := newTestServer(t, statusScript(t, steps...))
+			r := tc.rand
+			c, clk := newClient(t, srv.BaseURL(), upicollect.WithRand(func() float64 { return r }))
+			st, err := c.WaitForPayment(context.Background(), testStatusOrder, upicollect.WithPollInterval(tc.min, tc.max))
+			require.NoError(t, err)
+			assert.True(t, st.Paid())
+			lo, hi := tc.min, tc.max
+			if lo <= 0 {
+				lo = upicollect.DefaultPollMin
+			}
+			if hi <= 0 {
+				hi = upicollect.DefaultPollMax
+			}
+			hi = max(hi, lo)
+			require.Len(t, clk.Sleeps(), polls-1)
+			prev := time.Duration(0)
+			for i, d := range clk.Sleeps() {
+				require.GreaterOrEqual(t, d, lo, "delay %d", i)
+				require.LessOrEqual(t, d, hi, "delay %d", i)
+				if tc.rand == 0.5 {
+					require.GreaterOrEqual(t, d, prev, "delays never shrink with fixed jitter (delay %d)", i)
+				}
+				prev = d
+			}
+		})
+	}
+}
