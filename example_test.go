@@ -5,79 +5,37 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net/http"
-	"net/http/httptest"
-	"path"
-	"sync/atomic"
 	"time"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/sandbox"
 )
 
-// exampleService is a tiny stand-in for the Payment Collection Service that
-// answers the interface's envelopes deterministically, so that the examples
-// run without a network. Real code passes the service's base URL instead.
-func exampleService() *httptest.Server {
-	var waitPolls atomic.Int32
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if user, pass, ok := r.BasicAuth(); !ok || user != "pub" || pass != "secret" {
-			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprint(w, `{"status":false,"message":"Authorization header is required"}`)
-			return
-		}
-		_ = r.ParseForm()
-		id, amount := r.PostForm.Get("order_id"), r.PostForm.Get("amount")
-		if id == "ORD-DUP" {
-			w.WriteHeader(http.StatusConflict)
-			fmt.Fprint(w, `{"status":false,"statusCode":409,"msg":"Order ID already exists"}`)
-			return
-		}
-		if id == "" {
-			id = "PCS1736930000123"
-		}
-		switch path.Base(r.URL.Path) {
-		case "createPaymentIntent":
-			fmt.Fprintf(w, `{"status":true,"statusCode":200,"msg":"Intent created","data":{"intent":"upi://pay?pa=acme@okaxis&am=%[2]s.00&tr=%[1]s","phonepe":"phonepe://pay?pa=acme@okaxis&am=%[2]s.00&tr=%[1]s","dynamicQR":"https://pay.example.com/qr/%[1]s","expiry":"2025-01-15 12:30:00","amount":"%[2]s","orderId":"%[1]s"}}`, id, amount)
-		case "createPaymentRequest":
-			fmt.Fprintf(w, `{"status":true,"statusCode":200,"msg":"Payment request sent","data":{"orderId":"%[1]s","payment_url":"https://pay.example.com/request/%[1]s"}}`, id)
-		case "createPaymentLink":
-			fmt.Fprint(w, `{"status":true,"statusCode":200,"msg":"Payment link created","data":{"payment_link":"https://pay.example.com/l/AbC123"}}`)
-		case "checkPaymentStatus":
-			if id == "ORD-PAID" || (id == "ORD-WAIT" && waitPolls.Add(1) > 2) {
-				fmt.Fprintf(w, `{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"Payment was successful","data":{"amount":1.08,"UTR":"412345678901","order_id":"%s"}}`, id)
-				return
-			}
-			fmt.Fprint(w, `{"status":false,"statusCode":200,"txnStatus":"PENDING","msg":"Transaction not found"}`)
-		default:
-			w.WriteHeader(http.StatusNotFound)
-			fmt.Fprint(w, `{"status":false,"statusCode":404,"msg":"Not found"}`)
-		}
-	}))
-}
+// The examples run against the sandbox, the service's fake on loopback, with
+// a fixed clock, seed and public URL so that their output is stable. Real
+// code makes its client with NewClient, the service's https base URL and
+// credentials from CredentialsFromEnv.
 
-// exampleClient returns a client of the example service.
-func exampleClient(baseURL string) *upicollect.Client {
-	client, err := upicollect.NewClient(
-		upicollect.Credentials{MID: "MID123", PublicKey: "pub", SecretKey: "secret"},
-		upicollect.WithBaseURL(baseURL))
-	if err != nil {
-		log.Fatal(err)
-	}
-	return client
+var exampleNow = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+
+func exampleSandbox() *sandbox.Server {
+	return sandbox.New(
+		sandbox.WithClock(func() time.Time { return exampleNow }),
+		sandbox.WithSeed(42),
+		sandbox.WithPublicURL("https://sandbox.example.com"),
+		sandbox.WithCredentials(upicollect.Credentials{MID: "MID123", PublicKey: "pub", SecretKey: "secret"}),
+	)
 }
 
 var exampleCustomer = upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "+91 98765-43210"}
 
 func ExampleNewClient() {
-	srv := exampleService()
-	defer srv.Close()
+	sb := exampleSandbox()
+	defer sb.Close()
 
-	// In production: creds, err := upicollect.CredentialsFromEnv() and the
-	// service's https base URL.
 	creds := upicollect.Credentials{MID: "MID123", PublicKey: "pub", SecretKey: "secret"}
 	client, err := upicollect.NewClient(creds,
-		upicollect.WithBaseURL(srv.URL),
+		upicollect.WithBaseURL(sb.URL()), // production: the service's https URL
 		upicollect.WithTimeout(10*time.Second),
 		upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 4}),
 		upicollect.WithRateLimit(20, 5),
@@ -99,15 +57,15 @@ func ExampleNewClient() {
 }
 
 func ExampleClient_CreatePaymentIntent() {
-	srv := exampleService()
-	defer srv.Close()
-	client := exampleClient(srv.URL)
+	sb := exampleSandbox()
+	defer sb.Close()
+	client := sb.Client()
 
 	intent, err := client.CreatePaymentIntent(context.Background(), &upicollect.IntentParams{
 		Amount:      upicollect.Rupees(499),
-		OrderID:     "ORD-1001", // use upicollect.NewOrderID() to make retries safe
+		OrderID:     "ORD-1001", // upicollect.NewOrderID() makes a unique one
 		RedirectURL: "https://shop.example.com/return",
-		Note:        "Order #1001",
+		Note:        "Order 1001",
 		Customer:    exampleCustomer,
 	})
 	if err != nil {
@@ -122,22 +80,22 @@ func ExampleClient_CreatePaymentIntent() {
 	// Output:
 	// order: ORD-1001
 	// amount: 499.00
-	// link: upi://pay?pa=acme@okaxis&am=499.00&tr=ORD-1001
-	// phonepe: phonepe://pay?pa=acme@okaxis&am=499.00&tr=ORD-1001
-	// qr: https://pay.example.com/qr/ORD-1001
-	// expires: 2025-01-15T07:00:00Z
+	// link: upi://pay?pa=sandbox.merchant@upicollect&pn=Sandbox%20Merchant&am=499.00&tr=ORD-1001&tn=Order%201001&cu=INR
+	// phonepe: phonepe://pay?pa=sandbox.merchant@upicollect&pn=Sandbox%20Merchant&am=499.00&tr=ORD-1001&tn=Order%201001&cu=INR
+	// qr: https://sandbox.example.com/sandbox/qr/ORD-1001.png
+	// expires: 2026-01-15T12:05:00Z
 }
 
 func ExampleClient_CreatePaymentRequest() {
-	srv := exampleService()
-	defer srv.Close()
-	client := exampleClient(srv.URL)
+	sb := exampleSandbox()
+	defer sb.Close()
+	client := sb.Client()
 
 	req, err := client.CreatePaymentRequest(context.Background(), &upicollect.RequestParams{
 		Amount:   upicollect.Rupees(250),
 		OrderID:  "ORD-2001",
 		VPA:      "ravi.kumar@oksbi",
-		Note:     "Order #2001",
+		Note:     "Order 2001",
 		Customer: exampleCustomer,
 	})
 	if err != nil {
@@ -145,13 +103,13 @@ func ExampleClient_CreatePaymentRequest() {
 	}
 	fmt.Println(req.OrderID, req.PaymentURL)
 	// Output:
-	// ORD-2001 https://pay.example.com/request/ORD-2001
+	// ORD-2001 https://sandbox.example.com/sandbox/pay/ORD-2001
 }
 
 func ExampleClient_CreatePaymentLink() {
-	srv := exampleService()
-	defer srv.Close()
-	client := exampleClient(srv.URL)
+	sb := exampleSandbox()
+	defer sb.Close()
+	client := sb.Client()
 
 	link, err := client.CreatePaymentLink(context.Background(), &upicollect.LinkParams{
 		Amount:   upicollect.Rupees(99),
@@ -161,44 +119,66 @@ func ExampleClient_CreatePaymentLink() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(link.URL)
+	fmt.Println(link.URL[:len("https://sandbox.example.com/sandbox/pay/ORD")])
 	// Output:
-	// https://pay.example.com/l/AbC123
+	// https://sandbox.example.com/sandbox/pay/ORD
 }
 
 func ExampleClient_CheckPaymentStatus() {
-	srv := exampleService()
-	defer srv.Close()
-	client := exampleClient(srv.URL)
+	sb := exampleSandbox()
+	defer sb.Close()
+	client := sb.Client()
 	ctx := context.Background()
 
-	st, err := client.CheckPaymentStatus(ctx, "ORD-PAID")
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(st.TxnStatus, st.Amount, st.UTR, st.Paid())
-
 	// An order the service does not know yet is PENDING, not an error.
-	st, err = client.CheckPaymentStatus(ctx, "ORD-NEW")
+	st, err := client.CheckPaymentStatus(ctx, "ORD-3001")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(st.TxnStatus, st.Message, st.Paid())
+
+	_, err = client.CreatePaymentIntent(ctx, &upicollect.IntentParams{
+		Amount: upicollect.Rupees(10), OrderID: "ORD-3001", RedirectURL: "https://shop.example.com/return",
+		Note: "Order 3001", Customer: exampleCustomer,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	utr, _ := sb.Pay("ORD-3001") // the sandbox plays the payer
+
+	st, err = client.CheckPaymentStatus(ctx, "ORD-3001")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(st.TxnStatus, st.Amount, st.UTR == utr, st.Paid())
 	// Output:
-	// SUCCESS 1.08 412345678901 true
 	// PENDING Transaction not found false
+	// SUCCESS 10.00 true true
 }
 
 func ExampleClient_WaitForPayment() {
-	srv := exampleService()
-	defer srv.Close()
-	client := exampleClient(srv.URL)
-
+	sb := exampleSandbox()
+	defer sb.Close()
+	client := sb.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	st, err := client.WaitForPayment(ctx, "ORD-WAIT",
+
+	_, err := client.CreatePaymentIntent(ctx, &upicollect.IntentParams{
+		Amount: upicollect.Rupees(499), OrderID: "ORD-4001", RedirectURL: "https://shop.example.com/return",
+		Note: "Order 4001", Customer: exampleCustomer,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	polls := 0
+	st, err := client.WaitForPayment(ctx, "ORD-4001",
 		upicollect.WithPollInterval(time.Millisecond, 2*time.Millisecond), // production: seconds
-		upicollect.WithOnPoll(func(s *upicollect.PaymentStatus) { fmt.Println("poll:", s.TxnStatus) }),
+		upicollect.WithOnPoll(func(s *upicollect.PaymentStatus) {
+			fmt.Println("poll:", s.TxnStatus)
+			if polls++; polls == 2 {
+				_, _ = sb.Pay("ORD-4001") // the payer approves in their UPI app
+			}
+		}),
 	)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
@@ -214,15 +194,15 @@ func ExampleClient_WaitForPayment() {
 	// poll: PENDING
 	// poll: PENDING
 	// poll: SUCCESS
-	// paid 1.08
+	// paid 499.00
 }
 
 // Example_errors shows how to tell failures apart with errors.Is and
 // errors.As.
 func Example_errors() {
-	srv := exampleService()
-	defer srv.Close()
-	client := exampleClient(srv.URL)
+	sb := exampleSandbox()
+	defer sb.Close()
+	client := sb.Client()
 	ctx := context.Background()
 
 	// Problems found before sending: every field at once.
@@ -237,18 +217,18 @@ func Example_errors() {
 		}
 	}
 
-	// Failures the service answered.
-	_, err = client.CreatePaymentIntent(ctx, &upicollect.IntentParams{
-		Amount: upicollect.Rupees(499), OrderID: "ORD-DUP", RedirectURL: "https://shop.example.com/return",
-		Note: "Order", Customer: exampleCustomer,
-	})
+	// Failures the service answered: the same order id twice.
+	params := &upicollect.IntentParams{
+		Amount: upicollect.Rupees(499), OrderID: "ORD-5001", RedirectURL: "https://shop.example.com/return",
+		Note: "Order 5001", Customer: exampleCustomer,
+	}
+	_, _ = client.CreatePaymentIntent(ctx, params)
+	_, err = client.CreatePaymentIntent(ctx, params)
 	switch {
 	case errors.Is(err, upicollect.ErrDuplicateOrderID):
 		fmt.Println("that order id is taken")
 	case errors.Is(err, upicollect.ErrOutcomeUnknown):
 		fmt.Println("check the order's status before creating it again")
-	case errors.Is(err, upicollect.ErrUnauthorized):
-		fmt.Println("check the credentials")
 	}
 	var apiErr *upicollect.APIError
 	if errors.As(err, &apiErr) {
@@ -257,8 +237,8 @@ func Example_errors() {
 
 	// Wrong credentials.
 	bad, _ := upicollect.NewClient(upicollect.Credentials{MID: "MID123", PublicKey: "pub", SecretKey: "wrong"},
-		upicollect.WithBaseURL(srv.URL))
-	_, err = bad.CheckPaymentStatus(ctx, "ORD-1")
+		upicollect.WithBaseURL(sb.URL()))
+	_, err = bad.CheckPaymentStatus(ctx, "ORD-5001")
 	fmt.Println(errors.Is(err, upicollect.ErrUnauthorized), err)
 	// Output:
 	// amount: must be a whole number of rupees, got 1.50
@@ -266,7 +246,7 @@ func Example_errors() {
 	// customer_mobile: must be a 10-digit mobile number
 	// that order id is taken
 	// createPaymentIntent 409 Order ID already exists
-	// true upicollect: checkPaymentStatus: HTTP 401: Authorization header is required
+	// true upicollect: checkPaymentStatus: HTTP 401: Invalid credentials
 }
 
 func ExampleMoney() {
