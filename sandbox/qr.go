@@ -4,22 +4,16 @@ import (
 	"net/http"
 	"strings"
 
-	"rsc.io/qr"
+	"github.com/upicollect/upicollect-go/internal/qrcode"
 )
 
 // qrScale is pixels per QR module: a version-6 code comes out near 400 px,
 // large enough for a phone camera off a laptop screen.
 const qrScale = 8
 
-// qrPNG renders text as a QR code PNG with a quiet zone.
-func qrPNG(text string) ([]byte, error) {
-	c, err := qr.Encode(text, qr.M)
-	if err != nil {
-		return nil, err
-	}
-	c.Scale = qrScale
-	return c.PNG(), nil
-}
+// qrPNG renders text as a QR code PNG with a quiet zone and the data mask
+// real scanners expect.
+func qrPNG(text string) ([]byte, error) { return qrcode.PNG(text, qrScale) }
 
 // serveQR answers GET /sandbox/qr/{order_id}.png with the QR code of the
 // order's UPI link: what the intent's dynamicQR points to.

@@ -1,0 +1,130 @@
+// Package qrcode encodes QR codes with rsc.io/qr's coding package and,
+// unlike rsc.io/qr.Encode (which always uses data mask 0), picks the data
+// mask the QR standard asks for: the one with the lowest penalty score
+// (ISO/IEC 18004, 8.8.2). With mask 0 about 1 % of codes carry finder-like
+// patterns that real scanners fail to locate.
+package qrcode
+
+import (
+	"errors"
+
+	"rsc.io/qr"
+	"rsc.io/qr/coding"
+)
+
+// Encode returns the QR code of text at the given error-correction level,
+// in the smallest version that holds it, with the best data mask.
+func Encode(text string, level qr.Level) (*qr.Code, error) {
+	var enc coding.Encoding
+	switch {
+	case coding.Num(text).Check() == nil:
+		enc = coding.Num(text)
+	case coding.Alpha(text).Check() == nil:
+		enc = coding.Alpha(text)
+	default:
+		enc = coding.String(text)
+	}
+	l := coding.Level(level)
+	v := coding.Version(coding.MinVersion)
+	for ; enc.Bits(v) > v.DataBytes(l)*8; v++ {
+		if v == coding.MaxVersion {
+			return nil, errors.New("qrcode: text too long to encode as QR")
+		}
+	}
+	var best *coding.Code
+	bestScore := -1
+	for m := coding.Mask(0); m < 8; m++ {
+		p, err := coding.NewPlan(v, l, m)
+		if err != nil {
+			return nil, err
+		}
+		c, err := p.Encode(enc)
+		if err != nil {
+			return nil, err
+		}
+		if s := Penalty(c); bestScore < 0 || s < bestScore {
+			best, bestScore = c, s
+		}
+	}
+	return &qr.Code{Bitmap: best.Bitmap, Size: best.Size, Stride: best.Stride, Scale: 8}, nil
+}
+
+// PNG renders the QR code of text (level M) as a PNG with scale pixels per
+// module and the standard quiet zone.
+func PNG(text string, scale int) ([]byte, error) {
+	c, err := Encode(text, qr.M)
+	if err != nil {
+		return nil, err
+	}
+	c.Scale = scale
+	return c.PNG(), nil
+}
+
+// Penalty scores a symbol by the standard's four rules: runs of five or
+// more modules of one colour, 2x2 blocks of one colour, finder-like
+// 1:1:3:1:1 patterns beside four light modules, and a dark share far from
+// half. Lower is better.
+func Penalty(c *coding.Code) int {
+	n := c.Size
+	at := func(x, y int) bool { return c.Black(x, y) }
+	score := 0
+	dark := 0
+	for i := 0; i < n; i++ {
+		score += linePenalty(n, func(k int) bool { return at(k, i) }) // row i
+		score += linePenalty(n, func(k int) bool { return at(i, k) }) // column i
+		for j := 0; j < n; j++ {
+			if at(j, i) {
+				dark++
+			}
+			if i+1 < n && j+1 < n {
+				b := at(j, i)
+				if at(j+1, i) == b && at(j, i+1) == b && at(j+1, i+1) == b {
+					score += 3
+				}
+			}
+		}
+	}
+	total := n * n
+	dev := dark*100/total - 50
+	if dev < 0 {
+		dev = -dev
+	}
+	return score + dev/5*10
+}
+
+// finder is the 1:1:3:1:1 pattern with four light modules after it.
+var finder = [11]bool{true, false, true, true, true, false, true, false, false, false, false}
+
+// linePenalty scores one row or column for rules 1 and 3.
+func linePenalty(n int, black func(int) bool) int {
+	score := 0
+	run := 1
+	for k := 1; k <= n; k++ {
+		if k < n && black(k) == black(k-1) {
+			run++
+			continue
+		}
+		if run >= 5 {
+			score += 3 + run - 5
+		}
+		run = 1
+	}
+	for k := 0; k+len(finder) <= n; k++ {
+		fwd, back := true, true
+		for i, f := range finder {
+			if black(k+i) != f {
+				fwd = false
+			}
+			if black(k+len(finder)-1-i) != f {
+				back = false
+			}
+		}
+		if fwd {
+			score += 40
+		}
+		if back {
+			score += 40
+		}
+	}
+	return score
+}

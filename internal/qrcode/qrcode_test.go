@@ -1,0 +1,99 @@
+package qrcode
+
+import (
+	"bytes"
+	"image/png"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"rsc.io/qr"
+	"rsc.io/qr/coding"
+)
+
+// code builds a coding.Code from rows of '#' (dark) and '.' (light).
+func code(rows ...string) *coding.Code {
+	n := len(rows)
+	stride := (n + 7) / 8
+	c := &coding.Code{Size: n, Stride: stride, Bitmap: make([]byte, n*stride)}
+	for y, r := range rows {
+		for x, ch := range r {
+			if ch == '#' {
+				c.Bitmap[y*stride+x/8] |= 1 << uint(7-x&7)
+			}
+		}
+	}
+	return c
+}
+
+func TestLinePenalty(t *testing.T) {
+	tests := []struct {
+		line string
+		want int
+	}{
+		{"#.#.#.#.#.#", 0},
+		{"#####.#.#.#", 3},       // one run of 5
+		{"#######.#.#", 5},       // run of 7: 3 + 2
+		{"#.###.#....", 40},      // finder with 4 light after (a light run of 4 scores nothing)
+		{"....#.###.#", 40},      // finder with 4 light before
+		{"#.###.#.....", 40 + 3}, // the same, and a light run of 5
+		{"#.#.#.#.#.#.", 0},
+	}
+	for _, tt := range tests {
+		got := linePenalty(len(tt.line), func(k int) bool { return tt.line[k] == '#' })
+		assert.Equal(t, tt.want, got, tt.line)
+	}
+}
+
+func TestPenaltyBlocksAndBalance(t *testing.T) {
+	// All light 2x2: one block of one colour, and a dark share of 0% (50 off: +100).
+	assert.Equal(t, 3+100, Penalty(code("..", "..")))
+	// Checkerboard: no runs, no blocks, exactly half dark.
+	assert.Equal(t, 0, Penalty(code("#.#.", ".#.#", "#.#.", ".#.#")))
+}
+
+func TestEncodePicksLowestPenaltyMask(t *testing.T) {
+	for _, text := range []string{
+		"upi://pay?pa=sandbox.merchant@upicollect&pn=Sandbox%20Merchant&am=499.00&tr=ORD20260115120000K7QX2M9A&tn=Tea&cu=INR",
+		"12345",
+		"HELLO WORLD",
+	} {
+		got, err := Encode(text, qr.M)
+		require.NoError(t, err)
+		gotScore := Penalty(&coding.Code{Bitmap: got.Bitmap, Size: got.Size, Stride: got.Stride})
+		plain, err := qr.Encode(text, qr.M) // rsc.io/qr: mask 0 always
+		require.NoError(t, err)
+		require.Equal(t, plain.Size, got.Size, "same version")
+		assert.LessOrEqual(t, gotScore, Penalty(&coding.Code{Bitmap: plain.Bitmap, Size: plain.Size, Stride: plain.Stride}), text)
+		// The chosen mask is the best of all eight.
+		for m := coding.Mask(0); m < 8; m++ {
+			v := coding.Version((got.Size - 17) / 4)
+			p, err := coding.NewPlan(v, coding.M, m)
+			require.NoError(t, err)
+			var enc coding.Encoding = coding.String(text)
+			if coding.Num(text).Check() == nil {
+				enc = coding.Num(text)
+			} else if coding.Alpha(text).Check() == nil {
+				enc = coding.Alpha(text)
+			}
+			c, err := p.Encode(enc)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, gotScore, Penalty(c), "mask %d", m)
+		}
+	}
+}
+
+func TestEncodeTooLong(t *testing.T) {
+	_, err := Encode(string(bytes.Repeat([]byte("x"), 4000)), qr.H)
+	assert.ErrorContains(t, err, "too long")
+}
+
+func TestPNG(t *testing.T) {
+	b, err := PNG("upi://pay?pa=a@b&am=1.00", 4)
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(b))
+	require.NoError(t, err)
+	assert.Greater(t, img.Bounds().Dx(), 21*4)
+	_, err = PNG(string(bytes.Repeat([]byte("x"), 4000)), 4)
+	assert.Error(t, err)
+}
