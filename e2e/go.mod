@@ -1,0 +1,25 @@
+module github.com/upicollect/upicollect-go/e2e
+
+go 1.23
+
+replace github.com/upicollect/upicollect-go => ../
+
+require (
+	github.com/chromedp/chromedp v0.13.6
+	github.com/makiuchi-d/gozxing v0.1.1
+	github.com/upicollect/upicollect-go v0.0.0-00010101000000-000000000000
+)
+
+require (
+	github.com/chromedp/cdproto v0.0.0-20250403032234-65de8f5d025b // indirect
+	github.com/chromedp/sysutil v1.1.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20250211171154-1ae217ad3535 // indirect
+	github.com/gobwas/httphead v0.1.0 // indirect
+	github.com/gobwas/pool v0.2.1 // indirect
+	github.com/gobwas/ws v1.4.0 // indirect
+	github.com/google/go-querystring v1.2.0 // indirect
+	golang.org/x/sys v0.29.0 // indirect
+	golang.org/x/text v0.22.0 // indirect
+	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
+	rsc.io/qr v0.2.0 // indirect
+)
