@@ -439,7 +439,7 @@ func TestHostedPageRequestDeclined(t *testing.T) {
 			tab := newTab(t, browser)
 			run(t, tab, "opening the hosted page", chromedp.Navigate(pr.PaymentURL))
 			shownQR := checkPendingPage(t, tab, "hosted-page-request-"+tc.button, "₹250.00", note,
-				customer.Name, maskedEmail, maskedMobile, vpa, orderID)
+				customer.Name, maskedEmail, maskedMobile, "ra***@okaxis", orderID)
 			checkLinkFields(t, shownQR, orderID, upicollect.Rupees(250), note)
 
 			var status, loc string

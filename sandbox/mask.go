@@ -22,3 +22,22 @@ func maskMobile(m string) string {
 	}
 	return strings.Repeat("*", len(m)-4) + m[len(m)-4:]
 }
+
+// maskVPA keeps two characters of the handle and the bank: ra***@okaxis.
+func maskVPA(v string) string {
+	if v == "" {
+		return ""
+	}
+	handle, bank, ok := strings.Cut(v, "@")
+	if !ok || handle == "" {
+		return "***"
+	}
+	keep := 0
+	for i := range handle {
+		if keep == 2 {
+			return handle[:i] + "***@" + bank
+		}
+		keep++
+	}
+	return "***@" + bank
+}

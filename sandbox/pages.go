@@ -17,6 +17,8 @@ type pageData struct {
 	Amount       string
 	Email        string
 	Mobile       string
+	VPA          string // the payer\'s UPI ID, masked
+	Outcome      string // what a settled status means, in words
 	QR           string
 	UPILink      template.URL // upi:// would otherwise be filtered as unsafe
 	PayAction    string
@@ -35,6 +37,13 @@ func (s *Server) serveIndex(w http.ResponseWriter, _ *http.Request) {
 		MID      string
 		Orders   []Order
 	}{"Sandbox", s.cfg.merchantName, s.cfg.mid, s.Orders()})
+}
+
+// outcomes says in words what each final status means for the payer.
+var outcomes = map[string]string{
+	StatusSuccess: "Payment received. The merchant confirms it with the status check.",
+	StatusFail:    "The payment failed: no money moved. The merchant can create a new order.",
+	StatusReject:  "The payer declined the request: no money moved.",
 }
 
 // servePage answers GET /sandbox/pay/{id}: the hosted payment page.
@@ -58,6 +67,8 @@ func (s *Server) renderPage(w http.ResponseWriter, _ *http.Request, code int, id
 		Amount:      o.Amount,
 		Email:       maskEmail(o.Customer.Email),
 		Mobile:      maskMobile(o.Customer.Mobile),
+		VPA:         maskVPA(o.VPA),
+		Outcome:     outcomes[o.Status],
 		QR:          qrPrefix + url.PathEscape(o.OrderID) + ".png",
 		UPILink:     template.URL("upi://pay?" + s.upiQuery(&o)),
 		PayAction:   ordersPath + "/" + url.PathEscape(o.OrderID) + "/pay",
@@ -137,7 +148,7 @@ table{width:100%;border-collapse:collapse;font-size:14px}td,th{padding:6px;borde
 <dt>Customer</dt><dd>{{.Order.Customer.Name}}</dd>
 <dt>E-mail</dt><dd>{{.Email}}</dd>
 <dt>Mobile</dt><dd>{{.Mobile}}</dd>
-{{if .Order.VPA}}<dt>UPI ID</dt><dd>{{.Order.VPA}}</dd>{{end}}
+{{if .VPA}}<dt>UPI ID</dt><dd>{{.VPA}}</dd>{{end}}
 {{if .Expires}}<dt>Expires</dt><dd>{{.Expires}}</dd>{{end}}
 </dl>
 {{if .Pending}}
@@ -151,6 +162,7 @@ table{width:100%;border-collapse:collapse;font-size:14px}td,th{padding:6px;borde
 </form>
 {{else}}
 <div class="status {{.Order.Status}}">{{.Order.Status}}</div>
+{{if .Outcome}}<p>{{.Outcome}}</p>{{end}}
 {{if .Order.UTR}}<p>UTR <strong>{{.Order.UTR}}</strong></p>{{end}}
 {{if .SettledLocal}}<p class="muted">{{.SettledLocal}}</p>{{end}}
 {{if .ReturnURL}}<p><a href="{{.ReturnURL}}">Return to {{.Merchant}}</a></p>{{end}}

@@ -45,7 +45,7 @@ func TestHostedPage(t *testing.T) {
 	for _, want := range []string{
 		`<meta name="viewport" content="width=device-width, initial-scale=1">`,
 		`₹250.00`, `Invoice 7`, `Chai &amp; Co`, `chai.co@okicici`,
-		`r***@example.com`, `******3210`, `ravi.kumar@oksbi`,
+		`r***@example.com`, `******3210`, `ra***@oksbi`,
 		`<img class="qr" src="/sandbox/qr/p%2F1.png"`,
 		`<form method="post" action="/sandbox/orders/p%2F1/pay"`,
 		`<input type="hidden" name="return" value="page">`,
@@ -58,6 +58,7 @@ func TestHostedPage(t *testing.T) {
 	}
 	assert.NotContains(t, html, "ravi@example.com")
 	assert.NotContains(t, html, "9876543210")
+	assert.NotContains(t, html, "ravi.kumar@oksbi")
 	assert.NotContains(t, html, "<script")
 	assert.NotContains(t, html, "http://", "no external assets")
 
@@ -268,4 +269,8 @@ func TestMasks(t *testing.T) {
 	assert.Equal(t, "***", maskEmail("nobody"))
 	assert.Equal(t, "******3210", maskMobile("9876543210"))
 	assert.Equal(t, "***", maskMobile("321"))
+	assert.Equal(t, "ra***@okaxis", maskVPA("ravi.kumar@okaxis"))
+	assert.Equal(t, "***@oksbi", maskVPA("ü@oksbi"), "a short handle is hidden whole")
+	assert.Equal(t, "***", maskVPA("no-at-sign"))
+	assert.Equal(t, "", maskVPA(""))
 }
