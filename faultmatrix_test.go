@@ -178,24 +178,16 @@ var (
 )
 
 // fmMatchers are every error a cell's error is checked against: each must
-// match if and only if the cell lists it.
-var fmMatchers = []struct {
+// match if and only if the cell lists it. They are the package's sentinels
+// (helper_test.go) and the context and network errors a fault can surface.
+var fmMatchers = append(append(sentinels[:0:0], sentinels...), []struct {
 	name string
 	err  error
 }{
-	{"ErrOutcomeUnknown", upicollect.ErrOutcomeUnknown},
-	{"ErrServer", upicollect.ErrServer},
-	{"ErrUnexpectedResponse", upicollect.ErrUnexpectedResponse},
-	{"ErrRateLimited", upicollect.ErrRateLimited},
-	{"ErrDuplicateOrderID", upicollect.ErrDuplicateOrderID},
-	{"ErrUnauthorized", upicollect.ErrUnauthorized},
-	{"ErrInvalidRequest", upicollect.ErrInvalidRequest},
-	{"ErrNotFound", upicollect.ErrNotFound},
-	{"ErrValidation", upicollect.ErrValidation},
 	{"context.DeadlineExceeded", context.DeadlineExceeded},
 	{"context.Canceled", context.Canceled},
 	{"syscall.ECONNREFUSED", syscall.ECONNREFUSED},
-}
+}...)
 
 // fmCell is one cell: a fault, an operation, and what the caller sees.
 type fmCell struct {
