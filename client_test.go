@@ -405,7 +405,7 @@ func TestConcurrentUse(t *testing.T) {
 		}
 		bySuccess(t)(w, r, n)
 	})
-	c, _ := newClient(t, srv.BaseURL(), upicollect.WithRateLimit(1e6, 1000), upicollect.WithLogger(slog.New(slog.NewJSONHandler(&lockedBuffer{}, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	c, _ := newClient(t, srv.BaseURL(), upicollect.WithRateLimit(1e6, 1000), upicollect.WithLogger(slog.New(slog.NewJSONHandler(&syncBuffer{}, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	var wg sync.WaitGroup
 	for i := 0; i < 40; i++ {
 		wg.Add(1)
@@ -421,24 +421,6 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 	assert.GreaterOrEqual(t, srv.Count(), 40)
-}
-
-// lockedBuffer is a log sink safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestRateLimit: requests are spaced by the limiter, on the client's clock.

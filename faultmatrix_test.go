@@ -2,18 +2,15 @@ package upicollect_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -167,12 +164,8 @@ func fmFails(attempts, orders int, is ...error) fmWant {
 	return fmWant{attempts: attempts, orders: orders, is: is}
 }
 
-// Short names for the table.
+// Short names for the table, beside the sentinels' in decode_test.go.
 var (
-	eUnknown  = upicollect.ErrOutcomeUnknown
-	eServer   = upicollect.ErrServer
-	eBody     = upicollect.ErrUnexpectedResponse
-	eRate     = upicollect.ErrRateLimited
 	eDeadline = context.DeadlineExceeded
 	eRefused  = syscall.ECONNREFUSED
 )
@@ -215,33 +208,33 @@ var faultMatrix = []fmCell{
 
 	{fResetB, fmIntent, fmOK(2, 1)},
 	{fResetB, fmRequest, fmOK(2, 1)},
-	{fResetB, fmLink, fmFails(1, 0, eUnknown)},
+	{fResetB, fmLink, fmFails(1, 0, errUnknown)},
 	{fResetB, fmStatus, fmOK(2, 0)},
-	{fResetB, fmIntentNoID, fmFails(1, 0, eUnknown)},
+	{fResetB, fmIntentNoID, fmFails(1, 0, errUnknown)},
 
-	{fResetA, fmIntent, fmFails(2, 1, eUnknown)},
-	{fResetA, fmRequest, fmFails(2, 1, eUnknown)},
-	{fResetA, fmLink, fmFails(1, 1, eUnknown)},
+	{fResetA, fmIntent, fmFails(2, 1, errUnknown)},
+	{fResetA, fmRequest, fmFails(2, 1, errUnknown)},
+	{fResetA, fmLink, fmFails(1, 1, errUnknown)},
 	{fResetA, fmStatus, fmOK(2, 0)},
-	{fResetA, fmIntentNoID, fmFails(1, 1, eUnknown)},
+	{fResetA, fmIntentNoID, fmFails(1, 1, errUnknown)},
 
 	{fTimeout, fmIntent, fmOK(2, 1)},
 	{fTimeout, fmRequest, fmOK(2, 1)},
-	{fTimeout, fmLink, fmFails(1, 0, eUnknown, eDeadline)},
+	{fTimeout, fmLink, fmFails(1, 0, errUnknown, eDeadline)},
 	{fTimeout, fmStatus, fmOK(2, 0)},
-	{fTimeout, fmIntentNoID, fmFails(1, 0, eUnknown, eDeadline)},
+	{fTimeout, fmIntentNoID, fmFails(1, 0, errUnknown, eDeadline)},
 
-	{fTimeoutAll, fmIntent, fmFails(3, 0, eUnknown, eDeadline)},
-	{fTimeoutAll, fmRequest, fmFails(3, 0, eUnknown, eDeadline)},
-	{fTimeoutAll, fmLink, fmFails(1, 0, eUnknown, eDeadline)},
+	{fTimeoutAll, fmIntent, fmFails(3, 0, errUnknown, eDeadline)},
+	{fTimeoutAll, fmRequest, fmFails(3, 0, errUnknown, eDeadline)},
+	{fTimeoutAll, fmLink, fmFails(1, 0, errUnknown, eDeadline)},
 	{fTimeoutAll, fmStatus, fmFails(3, 0, eDeadline)},
-	{fTimeoutAll, fmIntentNoID, fmFails(1, 0, eUnknown, eDeadline)},
+	{fTimeoutAll, fmIntentNoID, fmFails(1, 0, errUnknown, eDeadline)},
 
-	{fCallerCtx, fmIntent, fmFails(1, 0, eUnknown, eDeadline)},
-	{fCallerCtx, fmRequest, fmFails(1, 0, eUnknown, eDeadline)},
-	{fCallerCtx, fmLink, fmFails(1, 0, eUnknown, eDeadline)},
+	{fCallerCtx, fmIntent, fmFails(1, 0, errUnknown, eDeadline)},
+	{fCallerCtx, fmRequest, fmFails(1, 0, errUnknown, eDeadline)},
+	{fCallerCtx, fmLink, fmFails(1, 0, errUnknown, eDeadline)},
 	{fCallerCtx, fmStatus, fmFails(1, 0, eDeadline)},
-	{fCallerCtx, fmIntentNoID, fmFails(1, 0, eUnknown, eDeadline)},
+	{fCallerCtx, fmIntentNoID, fmFails(1, 0, errUnknown, eDeadline)},
 
 	{f429, fmIntent, fmWant{ok: true, attempts: 2, orders: 1, retryAfter: true}},
 	{f429, fmRequest, fmWant{ok: true, attempts: 2, orders: 1, retryAfter: true}},
@@ -249,77 +242,77 @@ var faultMatrix = []fmCell{
 	{f429, fmStatus, fmWant{ok: true, attempts: 2, orders: 0, retryAfter: true}},
 	{f429, fmIntentNoID, fmWant{ok: true, attempts: 2, orders: 1, retryAfter: true}},
 
-	{f429All, fmIntent, fmWant{attempts: 3, is: []error{eRate}, retryAfter: true}},
-	{f429All, fmRequest, fmWant{attempts: 3, is: []error{eRate}, retryAfter: true}},
-	{f429All, fmLink, fmWant{attempts: 3, is: []error{eRate}, retryAfter: true}},
-	{f429All, fmStatus, fmWant{attempts: 3, is: []error{eRate}, retryAfter: true}},
-	{f429All, fmIntentNoID, fmWant{attempts: 3, is: []error{eRate}, retryAfter: true}},
+	{f429All, fmIntent, fmWant{attempts: 3, is: []error{errRateLimited}, retryAfter: true}},
+	{f429All, fmRequest, fmWant{attempts: 3, is: []error{errRateLimited}, retryAfter: true}},
+	{f429All, fmLink, fmWant{attempts: 3, is: []error{errRateLimited}, retryAfter: true}},
+	{f429All, fmStatus, fmWant{attempts: 3, is: []error{errRateLimited}, retryAfter: true}},
+	{f429All, fmIntentNoID, fmWant{attempts: 3, is: []error{errRateLimited}, retryAfter: true}},
 
-	{f429Long, fmIntent, fmFails(1, 0, eRate)},
-	{f429Long, fmRequest, fmFails(1, 0, eRate)},
-	{f429Long, fmLink, fmFails(1, 0, eRate)},
-	{f429Long, fmStatus, fmFails(1, 0, eRate)},
-	{f429Long, fmIntentNoID, fmFails(1, 0, eRate)},
+	{f429Long, fmIntent, fmFails(1, 0, errRateLimited)},
+	{f429Long, fmRequest, fmFails(1, 0, errRateLimited)},
+	{f429Long, fmLink, fmFails(1, 0, errRateLimited)},
+	{f429Long, fmStatus, fmFails(1, 0, errRateLimited)},
+	{f429Long, fmIntentNoID, fmFails(1, 0, errRateLimited)},
 
 	{f500, fmIntent, fmOK(2, 1)},
 	{f500, fmRequest, fmOK(2, 1)},
-	{f500, fmLink, fmFails(1, 0, eUnknown, eServer, eBody)},
+	{f500, fmLink, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
 	{f500, fmStatus, fmOK(2, 0)},
-	{f500, fmIntentNoID, fmFails(1, 0, eUnknown, eServer, eBody)},
+	{f500, fmIntentNoID, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
 
-	{f500Done, fmIntent, fmFails(2, 1, eUnknown)},
-	{f500Done, fmRequest, fmFails(2, 1, eUnknown)},
-	{f500Done, fmLink, fmFails(1, 1, eUnknown, eServer, eBody)},
+	{f500Done, fmIntent, fmFails(2, 1, errUnknown)},
+	{f500Done, fmRequest, fmFails(2, 1, errUnknown)},
+	{f500Done, fmLink, fmFails(1, 1, errUnknown, errServer, errUnexpected)},
 	{f500Done, fmStatus, fmOK(2, 0)},
-	{f500Done, fmIntentNoID, fmFails(1, 1, eUnknown, eServer, eBody)},
+	{f500Done, fmIntentNoID, fmFails(1, 1, errUnknown, errServer, errUnexpected)},
 
-	{f500All, fmIntent, fmFails(3, 0, eUnknown, eServer, eBody)},
-	{f500All, fmRequest, fmFails(3, 0, eUnknown, eServer, eBody)},
-	{f500All, fmLink, fmFails(1, 0, eUnknown, eServer, eBody)},
-	{f500All, fmStatus, fmFails(3, 0, eServer, eBody)},
-	{f500All, fmIntentNoID, fmFails(1, 0, eUnknown, eServer, eBody)},
+	{f500All, fmIntent, fmFails(3, 0, errUnknown, errServer, errUnexpected)},
+	{f500All, fmRequest, fmFails(3, 0, errUnknown, errServer, errUnexpected)},
+	{f500All, fmLink, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
+	{f500All, fmStatus, fmFails(3, 0, errServer, errUnexpected)},
+	{f500All, fmIntentNoID, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
 
 	{f502, fmIntent, fmOK(2, 1)},
 	{f502, fmRequest, fmOK(2, 1)},
-	{f502, fmLink, fmFails(1, 0, eUnknown, eServer, eBody)},
+	{f502, fmLink, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
 	{f502, fmStatus, fmOK(2, 0)},
-	{f502, fmIntentNoID, fmFails(1, 0, eUnknown, eServer, eBody)},
+	{f502, fmIntentNoID, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
 
-	{fTrunc, fmIntent, fmFails(1, 1, eUnknown, eBody)},
-	{fTrunc, fmRequest, fmFails(1, 1, eUnknown, eBody)},
-	{fTrunc, fmLink, fmFails(1, 1, eUnknown, eBody)},
-	{fTrunc, fmStatus, fmFails(1, 0, eBody)},
-	{fTrunc, fmIntentNoID, fmFails(1, 1, eUnknown, eBody)},
+	{fTrunc, fmIntent, fmFails(1, 1, errUnknown, errUnexpected)},
+	{fTrunc, fmRequest, fmFails(1, 1, errUnknown, errUnexpected)},
+	{fTrunc, fmLink, fmFails(1, 1, errUnknown, errUnexpected)},
+	{fTrunc, fmStatus, fmFails(1, 0, errUnexpected)},
+	{fTrunc, fmIntentNoID, fmFails(1, 1, errUnknown, errUnexpected)},
 
-	{fNoData, fmIntent, fmFails(1, 1, eUnknown, eBody)},
-	{fNoData, fmRequest, fmFails(1, 1, eUnknown, eBody)},
-	{fNoData, fmLink, fmFails(1, 1, eUnknown, eBody)},
-	{fNoData, fmStatus, fmFails(1, 0, eBody)},
-	{fNoData, fmIntentNoID, fmFails(1, 1, eUnknown, eBody)},
+	{fNoData, fmIntent, fmFails(1, 1, errUnknown, errUnexpected)},
+	{fNoData, fmRequest, fmFails(1, 1, errUnknown, errUnexpected)},
+	{fNoData, fmLink, fmFails(1, 1, errUnknown, errUnexpected)},
+	{fNoData, fmStatus, fmFails(1, 0, errUnexpected)},
+	{fNoData, fmIntentNoID, fmFails(1, 1, errUnknown, errUnexpected)},
 
-	{fSlow, fmIntent, fmFails(2, 1, eUnknown)},
-	{fSlow, fmRequest, fmFails(2, 1, eUnknown)},
-	{fSlow, fmLink, fmFails(1, 1, eUnknown, eDeadline)},
+	{fSlow, fmIntent, fmFails(2, 1, errUnknown)},
+	{fSlow, fmRequest, fmFails(2, 1, errUnknown)},
+	{fSlow, fmLink, fmFails(1, 1, errUnknown, eDeadline)},
 	{fSlow, fmStatus, fmOK(2, 0)},
-	{fSlow, fmIntentNoID, fmFails(1, 1, eUnknown, eDeadline)},
+	{fSlow, fmIntentNoID, fmFails(1, 1, errUnknown, eDeadline)},
 
-	{fSlowAll, fmIntent, fmFails(3, 1, eUnknown, eDeadline)},
-	{fSlowAll, fmRequest, fmFails(3, 1, eUnknown, eDeadline)},
-	{fSlowAll, fmLink, fmFails(1, 1, eUnknown, eDeadline)},
+	{fSlowAll, fmIntent, fmFails(3, 1, errUnknown, eDeadline)},
+	{fSlowAll, fmRequest, fmFails(3, 1, errUnknown, eDeadline)},
+	{fSlowAll, fmLink, fmFails(1, 1, errUnknown, eDeadline)},
 	{fSlowAll, fmStatus, fmFails(3, 0, eDeadline)},
-	{fSlowAll, fmIntentNoID, fmFails(1, 1, eUnknown, eDeadline)},
+	{fSlowAll, fmIntentNoID, fmFails(1, 1, errUnknown, eDeadline)},
 
-	{fHuge, fmIntent, fmFails(1, 0, eUnknown, eBody)},
-	{fHuge, fmRequest, fmFails(1, 0, eUnknown, eBody)},
-	{fHuge, fmLink, fmFails(1, 0, eUnknown, eBody)},
-	{fHuge, fmStatus, fmFails(1, 0, eBody)},
-	{fHuge, fmIntentNoID, fmFails(1, 0, eUnknown, eBody)},
+	{fHuge, fmIntent, fmFails(1, 0, errUnknown, errUnexpected)},
+	{fHuge, fmRequest, fmFails(1, 0, errUnknown, errUnexpected)},
+	{fHuge, fmLink, fmFails(1, 0, errUnknown, errUnexpected)},
+	{fHuge, fmStatus, fmFails(1, 0, errUnexpected)},
+	{fHuge, fmIntentNoID, fmFails(1, 0, errUnknown, errUnexpected)},
 
-	{fRedirect, fmIntent, fmFails(1, 0, eBody)},
-	{fRedirect, fmRequest, fmFails(1, 0, eBody)},
-	{fRedirect, fmLink, fmFails(1, 0, eBody)},
-	{fRedirect, fmStatus, fmFails(1, 0, eBody)},
-	{fRedirect, fmIntentNoID, fmFails(1, 0, eBody)},
+	{fRedirect, fmIntent, fmFails(1, 0, errUnexpected)},
+	{fRedirect, fmRequest, fmFails(1, 0, errUnexpected)},
+	{fRedirect, fmLink, fmFails(1, 0, errUnexpected)},
+	{fRedirect, fmStatus, fmFails(1, 0, errUnexpected)},
+	{fRedirect, fmIntentNoID, fmFails(1, 0, errUnexpected)},
 }
 
 // The customer of every create; their e-mail and mobile must not reach the
@@ -380,22 +373,7 @@ func fmCall(ctx context.Context, c *upicollect.Client, op fmOp, orderID string, 
 }
 
 // fmLogBuffer collects the JSON log lines of one client.
-type fmLogBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *fmLogBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *fmLogBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type fmLogBuffer struct{ syncBuffer }
 
 // records parses the log lines.
 func (b *fmLogBuffer) records(t *testing.T) []map[string]any {
@@ -421,16 +399,6 @@ func fmCount(recs []map[string]any, level slog.Level, msg string) int {
 		}
 	}
 	return n
-}
-
-// fmDeadAddr returns a loopback address nobody listens on.
-func fmDeadAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
 }
 
 // fmCounter is a server that must receive nothing: the redirect target.
@@ -491,7 +459,7 @@ func fmRunCell(t *testing.T, cell fmCell) {
 	other, otherHits := fmCounter(t)
 	base := s.URL()
 	if cell.fault.refused {
-		base = "http://" + fmDeadAddr(t)
+		base = "http://" + closedAddr(t)
 	} else {
 		s.InjectFault(cell.fault.fault(cell.op.wire(), other.URL))
 	}

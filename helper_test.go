@@ -235,6 +235,24 @@ func bySuccess(t testing.TB) handlerFunc {
 	}
 }
 
+// syncBuffer is a log sink safe for the concurrent writes of a logger.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // closedAddr returns a loopback address nothing listens on: connecting to it
 // is refused.
 func closedAddr(t testing.TB) string {

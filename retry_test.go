@@ -78,7 +78,7 @@ func TestStatusRetriedOnTransientFailures(t *testing.T) {
 func TestStatusRetriesExhausted(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, script(t, 503))
-	var logs lockedBuffer
+	var logs syncBuffer
 	c, clk := newClient(t, srv.BaseURL(), attempts(4),
 		upicollect.WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	st, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
@@ -457,7 +457,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 func TestRetryBudget(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, script(t, 500))
-	var logs lockedBuffer
+	var logs syncBuffer
 	c, _ := newClient(t, srv.BaseURL(), attempts(5), upicollect.WithRetryBudget(5),
 		upicollect.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
