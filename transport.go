@@ -107,7 +107,7 @@ func (c *Client) send(ctx context.Context, cl *call) (*answer, error) {
 			ambiguous = true
 		}
 		if ambiguous && cl.safety != readOnly {
-			callErr = outcomeUnknown(cl, callErr)
+			callErr = outcomeUnknown(cl, callErr, nil)
 		}
 		lastErr = callErr
 		if !retryable {
@@ -299,19 +299,26 @@ func shortErr(err error) string {
 }
 
 // outcomeUnknown marks err as ErrOutcomeUnknown for the call's order: a 409
-// after an ambiguous attempt is no longer a duplicate.
-func outcomeUnknown(cl *call, err error) error {
+// after an ambiguous attempt is no longer a duplicate. A non-nil cause (the
+// context's error, when that ended the call) replaces the error's own.
+func outcomeUnknown(cl *call, err, cause error) error {
 	var ae *APIError
-	if errors.As(err, &ae) {
-		cp := *ae
-		cp.kinds = (cp.kinds &^ kindDuplicate) | kindOutcomeUnknown
-		cp.OrderID = cl.orderID
-		if ae.kinds&kindDuplicate != 0 {
-			cp.detail = "the order id exists, perhaps from an earlier attempt of this call; check its status"
+	if !errors.As(err, &ae) {
+		if cause == nil {
+			cause = err
 		}
-		return &cp
+		return &APIError{Op: cl.op, OrderID: cl.orderID, kinds: kindOutcomeUnknown, cause: cause}
 	}
-	return &APIError{Op: cl.op, OrderID: cl.orderID, kinds: kindOutcomeUnknown, cause: err}
+	cp := *ae
+	cp.kinds = (cp.kinds &^ kindDuplicate) | kindOutcomeUnknown
+	cp.OrderID = cl.orderID
+	if ae.kinds&kindDuplicate != 0 {
+		cp.detail = "the order id exists, perhaps from an earlier attempt of this call; check its status"
+	}
+	if cause != nil {
+		cp.cause = cause
+	}
+	return &cp
 }
 
 // giveUp builds the error for a call that ended because its context did
@@ -321,16 +328,7 @@ func (c *Client) giveUp(cl *call, attempts int, ambiguous bool, last, ctxErr err
 	var err error
 	switch {
 	case ambiguous:
-		var ae *APIError
-		if errors.As(last, &ae) {
-			cp := *ae
-			cp.kinds = (cp.kinds &^ kindDuplicate) | kindOutcomeUnknown
-			cp.OrderID = cl.orderID
-			cp.cause = ctxErr
-			err = &cp
-		} else {
-			err = &APIError{Op: cl.op, OrderID: cl.orderID, kinds: kindOutcomeUnknown, cause: ctxErr}
-		}
+		err = outcomeUnknown(cl, last, ctxErr)
 	case last != nil && !errors.Is(last, ctxErr):
 		err = fmt.Errorf("upicollect: %s: %w (last attempt: %w)", cl.op, ctxErr, last)
 	case last != nil:
