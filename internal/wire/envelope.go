@@ -28,11 +28,16 @@ type Envelope struct {
 // envelope (no boolean "status").
 var ErrNotEnvelope = errors.New("not the service's envelope")
 
+// jsonSpace is the whitespace RFC 8259 allows around a JSON value.
+const jsonSpace = " \t\r\n"
+
 // DecodeEnvelope reads body as the service's envelope. It fails on an empty
 // or non-JSON body, on JSON that is not an object, and on an object without
 // a boolean "status".
 func DecodeEnvelope(body []byte) (*Envelope, error) {
-	trimmed := bytes.TrimSpace(body)
+	// Only JSON's own whitespace: bytes.TrimSpace would also strip \f, \v
+	// and U+0085, and so accept a body that encoding/json rejects.
+	trimmed := bytes.Trim(body, jsonSpace)
 	if len(trimmed) == 0 {
 		return nil, errors.New("empty body")
 	}
