@@ -179,11 +179,11 @@ func TestLogMasks(t *testing.T) {
 	logger.Info("r", "params", upicollect.RequestParams{VPA: "novpa"})
 	logger.Info("r", "params", upicollect.RequestParams{VPA: "रविकुमार@ybl"})
 	want := []string{
-		`"customer":{"name":"A","email":"*@x.in","mobile":"***"}`,
+		`"customer":{"name":"A","email":"a***@x.in","mobile":"****"}`,
 		`"customer":{"name":"B","email":"***","mobile":""}`,
 		`"customer":{"name":"C","email":"","mobile":"*8765"}`,
 		`"customer":{"name":"D","email":"a***@x.in","mobile":"******3210"}`,
-		`"vpa":"*@ybl"`,
+		`"vpa":"***@ybl"`,
 		`"vpa":"***"`,
 		`"vpa":"रव***@ybl"`,
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/mask"
 )
 
 // pageData is what the hosted page shows.
@@ -65,9 +67,9 @@ func (s *Server) renderPage(w http.ResponseWriter, _ *http.Request, code int, id
 		MerchantVPA: s.cfg.merchantVPA,
 		Order:       o,
 		Amount:      o.Amount,
-		Email:       maskEmail(o.Customer.Email),
-		Mobile:      maskMobile(o.Customer.Mobile),
-		VPA:         maskVPA(o.VPA),
+		Email:       mask.Email(o.Customer.Email),
+		Mobile:      mask.Mobile(o.Customer.Mobile),
+		VPA:         mask.VPA(o.VPA),
 		Outcome:     outcomes[o.Status],
 		QR:          qrPrefix + url.PathEscape(o.OrderID) + ".png",
 		UPILink:     template.URL("upi://pay?" + s.upiQuery(&o)),

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go/internal/mask"
 )
 
 // noRedirect is an http.Client that shows redirects instead of following.
@@ -264,13 +266,13 @@ func TestMountedHandler(t *testing.T) {
 }
 
 func TestMasks(t *testing.T) {
-	assert.Equal(t, "r***@example.com", maskEmail("ravi@example.com"))
-	assert.Equal(t, "é***@example.com", maskEmail("élan@example.com"))
-	assert.Equal(t, "***", maskEmail("nobody"))
-	assert.Equal(t, "******3210", maskMobile("9876543210"))
-	assert.Equal(t, "***", maskMobile("321"))
-	assert.Equal(t, "ra***@okaxis", maskVPA("ravi.kumar@okaxis"))
-	assert.Equal(t, "***@oksbi", maskVPA("ü@oksbi"), "a short handle is hidden whole")
-	assert.Equal(t, "***", maskVPA("no-at-sign"))
-	assert.Equal(t, "", maskVPA(""))
+	assert.Equal(t, "r***@example.com", mask.Email("ravi@example.com"))
+	assert.Equal(t, "é***@example.com", mask.Email("élan@example.com"))
+	assert.Equal(t, "***", mask.Email("nobody"))
+	assert.Equal(t, "******3210", mask.Mobile("9876543210"))
+	assert.Equal(t, "***", mask.Mobile("321"))
+	assert.Equal(t, "ra***@okaxis", mask.VPA("ravi.kumar@okaxis"))
+	assert.Equal(t, "***@oksbi", mask.VPA("ü@oksbi"), "a short handle is hidden whole")
+	assert.Equal(t, "***", mask.VPA("no-at-sign"))
+	assert.Equal(t, "", mask.VPA(""))
 }
