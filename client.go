@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/upicollect/upicollect-go/internal/clock"
+	"github.com/upicollect/upicollect-go/internal/ratelimit"
 	"github.com/upicollect/upicollect-go/internal/retry"
 )
 
@@ -31,10 +33,10 @@ type Client struct {
 	timeout   time.Duration
 	retry     RetryPolicy
 	budget    *retry.Budget
-	limiter   *retry.Limiter
+	limiter   *ratelimit.Limiter
 	logger    *slog.Logger
 	userAgent string
-	clock     retry.Clock
+	clock     clock.Clock
 	rand      func() float64
 }
 
@@ -47,7 +49,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	s := settings{
 		timeout:     DefaultTimeout,
 		retryBudget: DefaultRetryBudget,
-		clock:       retry.RealClock,
+		clock:       clock.Real,
 	}
 	var errs []error
 	if err := creds.validate(); err != nil {
@@ -77,7 +79,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		timeout:   s.timeout,
 		retry:     s.retry.withDefaults(),
 		budget:    retry.NewBudget(s.retryBudget),
-		limiter:   retry.NewLimiter(s.ratePerSec, s.rateBurst, s.clock),
+		limiter:   ratelimit.New(s.ratePerSec, s.rateBurst, s.clock),
 		logger:    s.logger,
 		userAgent: userAgent(s.userAgent),
 		clock:     s.clock,

@@ -3,12 +3,12 @@ package upicollect
 import (
 	"net/http"
 
-	"github.com/upicollect/upicollect-go/internal/retry"
+	"github.com/upicollect/upicollect-go/internal/clock"
 )
 
 // WithClock replaces the client's clock, so tests of backoff, Retry-After
 // and polling take no wall time.
-func WithClock(c retry.Clock) Option {
+func WithClock(c clock.Clock) Option {
 	return func(s *settings) error { s.clock = c; return nil }
 }
 

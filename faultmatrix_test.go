@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/internal/clock"
 	"github.com/upicollect/upicollect-go/internal/leakcheck"
-	"github.com/upicollect/upicollect-go/internal/retry"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -464,7 +464,7 @@ func fmRunCell(t *testing.T, cell fmCell) {
 		s.InjectFault(cell.fault.fault(cell.op.wire(), other.URL))
 	}
 
-	clock := retry.NewFakeClock(time.Now())
+	clock := clock.NewFake(time.Now())
 	logs := &fmLogBuffer{}
 	opts := []upicollect.Option{
 		upicollect.WithBaseURL(base), // the SDK's own transport, as in production

@@ -23,7 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/retry"
+	"github.com/upicollect/upicollect-go/internal/clock"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/decoded")
@@ -158,7 +158,7 @@ func fixedRand() float64 { return 0.5 }
 // newClient returns a client of baseURL with the test credentials, a fake
 // clock (so backoff and polling take no wall time) and fixed jitter. The
 // options given come last and win.
-func newClient(t testing.TB, baseURL string, opts ...upicollect.Option) (*upicollect.Client, *retry.FakeClock) {
+func newClient(t testing.TB, baseURL string, opts ...upicollect.Option) (*upicollect.Client, *clock.Fake) {
 	t.Helper()
 	clk := newFakeClock()
 	all := append([]upicollect.Option{
@@ -173,7 +173,7 @@ func newClient(t testing.TB, baseURL string, opts ...upicollect.Option) (*upicol
 
 // newFakeClock returns a fake clock at the wall time: contexts with real
 // deadlines compare sensibly with it.
-func newFakeClock() *retry.FakeClock { return retry.NewFakeClock(time.Now()) }
+func newFakeClock() *clock.Fake { return clock.NewFake(time.Now()) }
 
 // noRetry makes every call a single attempt.
 func noRetry() upicollect.Option {

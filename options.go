@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/upicollect/upicollect-go/internal/retry"
+	"github.com/upicollect/upicollect-go/internal/clock"
 )
 
 // Option configures a Client. Options validate their input: NewClient
@@ -28,7 +28,7 @@ type settings struct {
 	rateBurst    int
 	insecureHTTP bool
 	retryBudget  int
-	clock        retry.Clock
+	clock        clock.Clock
 	rand         func() float64
 }
 

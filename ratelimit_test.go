@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/retry"
+	"github.com/upicollect/upicollect-go/internal/clock"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -18,7 +18,7 @@ import (
 // third status checks each wait half a second of (fake) time.
 func TestRateLimitSpacesEveryRequest(t *testing.T) {
 	sb := sandbox.Start(t)
-	clock := retry.NewFakeClock(time.Now())
+	clock := clock.NewFake(time.Now())
 	c := sb.Client(upicollect.WithRateLimit(2, 1), upicollect.WithClock(clock))
 	for i := 0; i < 3; i++ {
 		_, err := c.CheckPaymentStatus(context.Background(), "ord-unknown")
@@ -39,7 +39,7 @@ func TestRateLimitCapsConcurrentWaits(t *testing.T) {
 		burst   = 5
 	)
 	sb := sandbox.Start(t)
-	clock := retry.NewFakeClock(time.Now())
+	clock := clock.NewFake(time.Now())
 	c := sb.Client(upicollect.WithRateLimit(rate, burst), upicollect.WithClock(clock))
 	ctx := context.Background()
 	ids := make([]string, waiters)

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/retry"
+	"github.com/upicollect/upicollect-go/internal/clock"
 )
 
 // failBody is a failure answer for an HTTP status.
@@ -160,7 +160,7 @@ func TestRetryAfter(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			clk := retry.NewFakeClock(time.Now())
+			clk := clock.NewFake(time.Now())
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 				if n == 1 {
 					w.Header().Set("Retry-After", tt.retryAfter(clk.Now()))

@@ -6,10 +6,7 @@
 //   - ParseRetryAfter: honours a server's Retry-After header.
 //   - Budget: a client-wide retry token bucket, so an outage does not
 //     multiply the load on the service.
-//   - Limiter: a client-side token-bucket rate limiter.
-//   - Clock: the time seam; RealClock in production, FakeClock in tests so
-//     that backoff and rate limiting take no wall time.
 //
-// The pieces do not call each other (except through Clock); the client
-// composes them into its retry loop.
+// The pieces do not call each other; the client composes them into its
+// retry loop.
 package retry

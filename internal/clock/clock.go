@@ -1,12 +1,12 @@
-package retry
+package clock
 
 import (
 	"context"
 	"time"
 )
 
-// Clock is the time seam of this package: production code uses RealClock and
-// tests use a FakeClock, so that retry and rate-limit delays cost no wall time.
+// Clock is the time seam of the SDK: production code uses Real and
+// tests use a Fake, so that retry and rate-limit delays cost no wall time.
 type Clock interface {
 	// Now returns the current time.
 	Now() time.Time
@@ -16,8 +16,8 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
-// RealClock is the Clock backed by the system clock, for production use.
-var RealClock Clock = realClock{}
+// Real is the Clock backed by the system clock, for production use.
+var Real Clock = realClock{}
 
 type realClock struct{}
 

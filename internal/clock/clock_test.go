@@ -1,4 +1,4 @@
-package retry
+package clock
 
 import (
 	"context"
@@ -9,15 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestRealClockNow(t *testing.T) {
+func TestRealNow(t *testing.T) {
 	before := time.Now()
-	got := RealClock.Now()
+	got := Real.Now()
 	after := time.Now()
 	assert.False(t, got.Before(before), "Now went backwards")
 	assert.False(t, got.After(after), "Now ran ahead")
 }
 
-func TestRealClockSleep(t *testing.T) {
+func TestRealSleep(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 
@@ -48,7 +48,7 @@ func TestRealClockSleep(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := tt.ctx(t)
 			start := time.Now()
-			err := RealClock.Sleep(ctx, tt.d)
+			err := Real.Sleep(ctx, tt.d)
 			elapsed := time.Since(start)
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)

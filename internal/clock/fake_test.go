@@ -1,4 +1,4 @@
-package retry
+package clock
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var _ Clock = (*FakeClock)(nil)
+var _ Clock = (*Fake)(nil)
 
-func TestFakeClockSleep(t *testing.T) {
+func TestFakeSleep(t *testing.T) {
 	// Started at the wall-clock time so deadlines built from it are not already
 	// past in wall time, which would make ctx.Err() fire first.
 	start := time.Now()
@@ -65,7 +65,7 @@ func TestFakeClockSleep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := NewFakeClock(tt.start)
+			c := NewFake(tt.start)
 			err := c.Sleep(tt.ctx(t), tt.d)
 			if tt.wantErr != nil {
 				assert.Equal(t, tt.wantErr, err, "error must be unwrapped")
@@ -86,7 +86,7 @@ func deadlineAt(dl time.Time) func(t *testing.T) context.Context {
 	}
 }
 
-func TestFakeClockAdvance(t *testing.T) {
+func TestFakeAdvance(t *testing.T) {
 	start := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
 		name string
@@ -99,7 +99,7 @@ func TestFakeClockAdvance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := NewFakeClock(start)
+			c := NewFake(start)
 			for _, d := range tt.by {
 				c.Advance(d)
 			}
@@ -109,18 +109,18 @@ func TestFakeClockAdvance(t *testing.T) {
 	}
 }
 
-func TestFakeClockSleepsIsACopy(t *testing.T) {
-	c := NewFakeClock(time.Time{})
+func TestFakeSleepsIsACopy(t *testing.T) {
+	c := NewFake(time.Time{})
 	require.NoError(t, c.Sleep(context.Background(), time.Second))
 	got := c.Sleeps()
 	got[0] = time.Hour
 	assert.Equal(t, []time.Duration{time.Second}, c.Sleeps())
 }
 
-func TestFakeClockConcurrent(t *testing.T) {
+func TestFakeConcurrent(t *testing.T) {
 	const n = 100
 	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := NewFakeClock(start)
+	c := NewFake(start)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)

@@ -1,4 +1,4 @@
-package retry
+package clock
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// FakeClock is a Clock for tests: Sleep advances Now by d at once (no wall
+// Fake is a Clock for tests: Sleep advances Now by d at once (no wall
 // time) and records every requested sleep. It is exported so the SDK's own
 // tests can drive retries and rate limits deterministically. Safe for
 // concurrent use; concurrent sleeps each advance the clock, one after another.
@@ -17,19 +17,19 @@ import (
 // context.DeadlineExceeded. The ctx itself still expires in wall time, so
 // tests of deadlines should start the clock at time.Now() and use deadlines
 // far enough ahead that they cannot pass in wall time during the test.
-type FakeClock struct {
+type Fake struct {
 	mu     sync.Mutex
 	now    time.Time
 	sleeps []time.Duration
 }
 
-// NewFakeClock returns a FakeClock whose Now is start.
-func NewFakeClock(start time.Time) *FakeClock {
-	return &FakeClock{now: start}
+// NewFake returns a Fake whose Now is start.
+func NewFake(start time.Time) *Fake {
+	return &Fake{now: start}
 }
 
 // Now returns the fake current time.
-func (c *FakeClock) Now() time.Time {
+func (c *Fake) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
@@ -39,7 +39,7 @@ func (c *FakeClock) Now() time.Time {
 // ctx.Err() without advancing if ctx is already done, and
 // context.DeadlineExceeded after advancing only to the deadline if ctx's
 // deadline is earlier than Now()+d. d <= 0 is recorded but does not advance.
-func (c *FakeClock) Sleep(ctx context.Context, d time.Duration) error {
+func (c *Fake) Sleep(ctx context.Context, d time.Duration) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sleeps = append(c.sleeps, d)
@@ -61,7 +61,7 @@ func (c *FakeClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // Sleeps returns a copy of every duration passed to Sleep, in call order,
 // including sleeps cut short by ctx; nil if there were none.
-func (c *FakeClock) Sleeps() []time.Duration {
+func (c *Fake) Sleeps() []time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.sleeps)
@@ -69,7 +69,7 @@ func (c *FakeClock) Sleeps() []time.Duration {
 
 // Advance moves the clock by d without recording a sleep, to simulate time
 // passing between calls. A negative d moves it backwards, to test clock steps.
-func (c *FakeClock) Advance(d time.Duration) {
+func (c *Fake) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)

@@ -1,4 +1,4 @@
-package retry
+package ratelimit
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/internal/clock"
 )
 
 // frozenClock records sleeps without moving time, so concurrent waiters all
@@ -33,16 +34,16 @@ func TestNewLimiterUnlimited(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, perSecond := range []float64{0, -1, math.NaN(), math.Inf(1), math.Inf(-1)} {
-		l := NewLimiter(perSecond, 10, NewFakeClock(time.Time{}))
+		l := New(perSecond, 10, clock.NewFake(time.Time{}))
 		assert.Nil(t, l, "perSecond %v", perSecond)
 		assert.NoError(t, l.Wait(cancelled), "nil limiter never blocks")
 	}
 }
 
 func TestNewLimiterDefaultsToRealClock(t *testing.T) {
-	l := NewLimiter(1, 1, nil)
+	l := New(1, 1, nil)
 	require.NotNil(t, l)
-	assert.Equal(t, RealClock, l.clock)
+	assert.Equal(t, clock.Real, l.clock)
 	assert.NoError(t, l.Wait(context.Background()), "first token is free: no wall time")
 }
 
@@ -83,8 +84,8 @@ func TestLimiterSequential(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clock := NewFakeClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-			l := NewLimiter(tt.perSecond, tt.burst, clock)
+			clock := clock.NewFake(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+			l := New(tt.perSecond, tt.burst, clock)
 			require.NotNil(t, l)
 			for i := range tt.waits {
 				if i > 0 {
@@ -98,8 +99,8 @@ func TestLimiterSequential(t *testing.T) {
 }
 
 func TestLimiterRefillCapsAtBurst(t *testing.T) {
-	clock := NewFakeClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-	l := NewLimiter(10, 3, clock)
+	clock := clock.NewFake(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	l := New(10, 3, clock)
 	for range 3 {
 		require.NoError(t, l.Wait(context.Background()))
 	}
@@ -111,8 +112,8 @@ func TestLimiterRefillCapsAtBurst(t *testing.T) {
 }
 
 func TestLimiterClockSteppingBackMintsNothing(t *testing.T) {
-	clock := NewFakeClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-	l := NewLimiter(10, 1, clock)
+	clock := clock.NewFake(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	l := New(10, 1, clock)
 	require.NoError(t, l.Wait(context.Background()))
 	clock.Advance(-time.Hour)
 	require.NoError(t, l.Wait(context.Background()))
@@ -122,7 +123,7 @@ func TestLimiterClockSteppingBackMintsNothing(t *testing.T) {
 func TestLimiterConcurrentWaitersAreSpaced(t *testing.T) {
 	const n = 20
 	clock := &frozenClock{now: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := NewLimiter(10, 2, clock)
+	l := New(10, 2, clock)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
@@ -144,8 +145,8 @@ func TestLimiterConcurrentWaitersAreSpaced(t *testing.T) {
 }
 
 func TestLimiterWaitWithDoneContextTakesNoToken(t *testing.T) {
-	clock := NewFakeClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-	l := NewLimiter(1, 1, clock)
+	clock := clock.NewFake(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	l := New(1, 1, clock)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	assert.Equal(t, context.Canceled, l.Wait(ctx))
@@ -157,8 +158,8 @@ func TestLimiterDeadlineGivesBackToken(t *testing.T) {
 	// Start at wall time so the 1h deadline cannot pass for real during the
 	// test; fake time reaches it instantly.
 	start := time.Now()
-	clock := NewFakeClock(start)
-	l := NewLimiter(1.0/7200, 1, clock) // one token per 2h
+	clock := clock.NewFake(start)
+	l := New(1.0/7200, 1, clock) // one token per 2h
 	require.NoError(t, l.Wait(context.Background()))
 
 	ctx, cancel := context.WithDeadline(context.Background(), start.Add(time.Hour))
@@ -193,8 +194,8 @@ func TestLimiterCancel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clock := NewFakeClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-			l := NewLimiter(1, 1, clock)
+			clock := clock.NewFake(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+			l := New(1, 1, clock)
 			acts := map[string]time.Time{}
 			for _, name := range []string{"A", "B", "C"} {
 				acts[name], _ = l.reserve()
@@ -214,7 +215,7 @@ func BenchmarkLimiterWait(b *testing.B) {
 	// reservation overhead every call of the client pays.
 	ctx := context.Background()
 	b.Run("serial", func(b *testing.B) {
-		l := NewLimiter(1e12, math.MaxInt32, RealClock)
+		l := New(1e12, math.MaxInt32, clock.Real)
 		for range b.N {
 			if err := l.Wait(ctx); err != nil {
 				b.Fatal(err)
@@ -222,7 +223,7 @@ func BenchmarkLimiterWait(b *testing.B) {
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
-		l := NewLimiter(1e12, math.MaxInt32, RealClock)
+		l := New(1e12, math.MaxInt32, clock.Real)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if err := l.Wait(ctx); err != nil {
@@ -234,7 +235,7 @@ func BenchmarkLimiterWait(b *testing.B) {
 	})
 	b.Run("fake clock, always waiting", func(b *testing.B) {
 		// Every call reserves a future slot and sleeps on the fake clock.
-		l := NewLimiter(1e6, 1, discardClock{NewFakeClock(time.Time{})})
+		l := New(1e6, 1, discardClock{clock.NewFake(time.Time{})})
 		for range b.N {
 			if err := l.Wait(ctx); err != nil {
 				b.Fatal(err)
@@ -243,9 +244,9 @@ func BenchmarkLimiterWait(b *testing.B) {
 	})
 }
 
-// discardClock is a FakeClock whose sleeps advance time but are not recorded,
+// discardClock is a clock.Fake whose sleeps advance time but are not recorded,
 // so long benchmarks do not grow memory.
-type discardClock struct{ *FakeClock }
+type discardClock struct{ *clock.Fake }
 
 func (c discardClock) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {

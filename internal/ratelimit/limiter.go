@@ -1,22 +1,26 @@
-package retry
+// Package ratelimit paces the requests of one client: a token bucket whose
+// waits take time from an injectable clock.
+package ratelimit
 
 import (
 	"context"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/clock"
 )
 
 // Limiter is a token-bucket rate limiter shared by all calls of one client:
 // perSecond tokens are added per second, up to burst. It is safe for
 // concurrent use and takes time and sleeps from its Clock, so tests using a
-// FakeClock take no wall time. A nil *Limiter is unlimited.
+// clock.Fake take no wall time. A nil *Limiter is unlimited.
 //
 // Like golang.org/x/time/rate, Wait reserves a token before sleeping, so
 // concurrent waiters are spaced 1/perSecond apart rather than waking together.
 // Waiters are not served in strict FIFO order: whoever reserves first goes first.
 type Limiter struct {
-	clock Clock
+	clock clock.Clock
 	rate  float64 // tokens per second, > 0 and finite
 	burst float64
 
@@ -27,24 +31,24 @@ type Limiter struct {
 	last   time.Time // when tokens was last brought up to date
 }
 
-// NewLimiter returns a Limiter that starts full, holding burst tokens.
+// New returns a Limiter that starts full, holding burst tokens.
 // perSecond <= 0 (or NaN or +Inf) means unlimited and returns nil. burst < 1
 // is treated as 1, because a bucket that can never hold a token would block
-// every call forever. A nil clock means RealClock.
-func NewLimiter(perSecond float64, burst int, clock Clock) *Limiter {
+// every call forever. A nil clock means clock.Real.
+func New(perSecond float64, burst int, clk clock.Clock) *Limiter {
 	if !(perSecond > 0) || math.IsInf(perSecond, 1) {
 		return nil
 	}
-	if clock == nil {
-		clock = RealClock
+	if clk == nil {
+		clk = clock.Real
 	}
 	burst = max(burst, 1)
 	return &Limiter{
-		clock:  clock,
+		clock:  clk,
 		rate:   perSecond,
 		burst:  float64(burst),
 		tokens: float64(burst),
-		last:   clock.Now(),
+		last:   clk.Now(),
 	}
 }
 
@@ -125,3 +129,6 @@ func (l *Limiter) durationFor(n float64) time.Duration {
 	}
 	return time.Duration(ns)
 }
+
+// maxDuration is the longest time.Duration.
+const maxDuration = time.Duration(math.MaxInt64)
