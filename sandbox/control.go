@@ -59,7 +59,7 @@ func (s *Server) servePay(w http.ResponseWriter, r *http.Request) {
 			code = http.StatusGone
 		}
 		if f["return"] == "page" && code != http.StatusNotFound {
-			s.renderPage(w, r, http.StatusOK, id, err.Error())
+			s.renderPage(w, r, http.StatusOK, id, err)
 			return
 		}
 		writeValue(w, code, controlError{err.Error()})
