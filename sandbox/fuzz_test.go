@@ -20,9 +20,11 @@ func FuzzParseFields(f *testing.F) {
 			return
 		}
 		for op := range opFields {
-			first := validate(op, fields)
-			if again := validate(op, fields); again != first {
-				t.Fatalf("validate(%s): %q then %q", op, first, again)
+			for _, rl := range []rules{{}, {strict: true}, {fractional: true}} {
+				first := validate(op, fields, rl)
+				if again := validate(op, fields, rl); again != first {
+					t.Fatalf("validate(%s, %+v): %q then %q", op, rl, first, again)
+				}
 			}
 		}
 	})

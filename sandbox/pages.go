@@ -63,7 +63,7 @@ var outcomes = map[string]string{
 }
 
 // serveIndex answers GET / with a list of orders and their pages.
-func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
+func (s *Service) serveIndex(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	orders := s.Orders()
 	rows := make([]indexRow, len(orders))
@@ -81,14 +81,14 @@ func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 // servePage answers GET /sandbox/pay/{id}: the hosted payment page.
-func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
+func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
 	s.renderPage(w, r, http.StatusOK, r.PathValue("id"), nil)
 }
 
 // renderPage shows the order's page, or a 404 page for an unknown order.
 // problem, if not nil, is why the payer's last button press changed
 // nothing: the page says so in words and the log has the error itself.
-func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, code int, id string, problem error) {
+func (s *Service) renderPage(w http.ResponseWriter, r *http.Request, code int, id string, problem error) {
 	o, ok := s.Order(id)
 	if !ok {
 		s.render(w, r, http.StatusNotFound, "notfound.html", struct {
@@ -104,7 +104,7 @@ func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, code int, id
 }
 
 // orderPage builds the hosted page of o.
-func (s *Server) orderPage(o *Order, problem error) orderPage {
+func (s *Service) orderPage(o *Order, problem error) orderPage {
 	amount := formatINR(o.AmountPaise)
 	d := orderPage{
 		pageMeta:    pageMeta{Title: "Pay ₹" + amount + " to " + s.cfg.merchantName},
@@ -173,7 +173,7 @@ func problemText(err error) string {
 
 // render executes a template into a buffer first so that a failure does not
 // leave half a page, and answers a plain apology instead of the error.
-func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name string, data any) {
+func (s *Service) render(w http.ResponseWriter, r *http.Request, code int, name string, data any) {
 	var buf bytes.Buffer
 	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
 		s.logPageError(r, "hosted page failed", err, slog.String("template", name))
@@ -192,7 +192,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name s
 }
 
 // logPageError logs what a page does not show: the error itself.
-func (s *Server) logPageError(r *http.Request, msg string, err error, attrs ...slog.Attr) {
+func (s *Service) logPageError(r *http.Request, msg string, err error, attrs ...slog.Attr) {
 	if l := s.cfg.logger; l != nil {
 		attrs = append(attrs, slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 		l.LogAttrs(r.Context(), slog.LevelWarn, msg, attrs...)

@@ -18,7 +18,7 @@ func qrPNG(text string) ([]byte, error) { return qrcode.PNG(text, qrScale) }
 
 // serveQR answers GET /sandbox/qr/{order_id}.png with the QR code of the
 // order's UPI link: what the intent's dynamicQR points to.
-func (s *Server) serveQR(w http.ResponseWriter, r *http.Request) {
+func (s *Service) serveQR(w http.ResponseWriter, r *http.Request) {
 	id, ok := strings.CutSuffix(r.PathValue("file"), ".png")
 	o, found := s.Order(id)
 	if !ok || !found {
