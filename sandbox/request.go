@@ -50,9 +50,12 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.read(w, r, rt, req)
-	// The body is in; a handler that takes its time (a scripted delay)
-	// must not be cut off by the server's read timeout.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	if req.bodyErr == nil {
+		// The body is in; a handler that takes its time (a scripted delay)
+		// must not be cut off by the server's read timeout. After a failed
+		// read the deadline stays, so that the connection ends.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
 	if rt.local && !s.localHost(r.Host) {
 		http.Error(sw, "misdirected request: this address serves only "+
 			"loopback hosts and the configured address", http.StatusMisdirectedRequest)

@@ -162,7 +162,7 @@ func strictProblem(op string, f form, isKnown func(string) bool) string {
 			unknown = append(unknown, k)
 		}
 	}
-	for _, k := range f.odd {
+	for _, k := range slices.Concat(f.odd, f.nulls) {
 		if !isKnown(k) {
 			unknown = append(unknown, k)
 		}
