@@ -134,7 +134,7 @@ func (s *Service) orderPage(o *Order, problem error) orderPage {
 		d.Settled = indiaDateTime(o.SettledAt)
 		d.Title = "Payment " + o.Status + " – " + s.cfg.merchantName
 	}
-	if o.Kind == KindIntent && o.Status != StatusPending {
+	if o.Kind == KindIntent { // shown once settled
 		d.ReturnURL = afterPayURL(*o)
 	}
 	return d

@@ -46,9 +46,10 @@ func TestHostedPageIntentRedirects(t *testing.T) {
 	tests := []struct {
 		name, redirect, result, location string
 	}{
-		{"pay", "https://shop.example/done", "SUCCESS", "https://shop.example/done?order_id=i-1"},
-		{"fail keeps query", "https://shop.example/done?cart=9", "FAIL", "https://shop.example/done?cart=9&order_id=i-1"},
-		{"reject", "http://127.0.0.1:9/back", "REJECT", "http://127.0.0.1:9/back?order_id=i-1"},
+		{"pay", "https://shop.example/done", "SUCCESS", "https://shop.example/done"},
+		{"fail keeps query", "https://shop.example/done?cart=9&b=2&a=1", "FAIL", "https://shop.example/done?cart=9&b=2&a=1"},
+		{"reject", "http://127.0.0.1:9/back", "REJECT", "http://127.0.0.1:9/back"},
+		{"own order_id kept", "https://shop.example/done?order_id=mine", "SUCCESS", "https://shop.example/done?order_id=mine"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,7 +120,9 @@ func TestControlEndpoints(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return answer{resp.StatusCode, resp.Header, b}
 	}
-	a := postPay("c-1", nil) // default SUCCESS
+	a := postPay("c-1", nil) // no default result
+	require.Equal(t, 400, a.code, "%s", a.body)
+	a = postPay("c-1", url.Values{"result": {"SUCCESS"}})
 	require.Equal(t, 200, a.code, "%s", a.body)
 	var o Order
 	require.NoError(t, json.Unmarshal(a.body, &o))
@@ -135,10 +138,10 @@ func TestControlEndpoints(t *testing.T) {
 		msg      string
 	}{
 		{"settled", "c-1", url.Values{"result": {"FAIL"}}, 409, "already settled"},
-		{"unknown", "zzz", nil, 404, "not found"},
+		{"unknown", "zzz", url.Values{"result": {"FAIL"}}, 404, "not found"},
 		{"bad result", "c-3", url.Values{"result": {"LATER"}}, 400, "result must be"},
-		{"bad utr", "c-3", url.Values{"utr": {"12 34"}}, 400, "utr must be"},
-		{"bad amount", "c-3", url.Values{"amount": {"1.234"}}, 400, "paid amount must be"},
+		{"bad utr", "c-3", url.Values{"result": {"SUCCESS"}, "utr": {"12 34"}}, 400, "utr must be"},
+		{"bad amount", "c-3", url.Values{"result": {"SUCCESS"}, "amount": {"1.234"}}, 400, "paid amount must be"},
 		{"lower case result, own utr and amount", "c-3", url.Values{"result": {"reject"}, "utr": {"R123"}, "amount": {"1.08"}}, 200, ""},
 	}
 	for _, tt := range tests {
@@ -196,14 +199,14 @@ func TestMountedHandler(t *testing.T) {
 	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	assert.Contains(t, string(b), `"payment_link":"`+outer.URL+`/sandbox/pay/ORD`)
+	assert.Contains(t, string(b), `"payment_link":"`+outer.URL+`/sandbox/pay/utz_`)
 	assert.Equal(t, 1, s.OrderCount(), "shared state")
 	s.Close() // waits for the handler, so the log is complete
 	assert.Contains(t, logs.String(), "op=createPaymentLink status=200")
 
 	p := fixed(t, WithPublicURL("https://pay.example"))
 	d := call(t, p, OpCreatePaymentRequest, requestForm(p)).json(t)["data"].(map[string]any)
-	assert.True(t, strings.HasPrefix(d["payment_url"].(string), "https://pay.example/sandbox/pay/ORD"))
+	assert.True(t, strings.HasPrefix(d["payment_url"].(string), "https://pay.example/sandbox/pay/"), d["payment_url"])
 }
 
 func TestMasks(t *testing.T) {
@@ -280,13 +283,16 @@ func pageStates(t *testing.T) (*Server, *fakeClock) {
 	call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "req-paid"))
 	call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "req-failed"))
 	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "ord_0123456789abcdefghijklmnop", "amount", "1000"))
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "paid-early"))
 	_, err := s.Settle("req-paid", StatusSuccess, "UTR123456789")
+	require.NoError(t, err)
+	_, err = s.Settle("paid-early", StatusSuccess, "UTR987654321")
 	require.NoError(t, err)
 	_, err = s.Settle("req-failed", StatusFail, "")
 	require.NoError(t, err)
 	clock.Advance(5 * time.Minute)
 	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "fresh", "amount", "999"))
-	clock.Advance(5*time.Minute + time.Second) // the first two intents expire
+	clock.Advance(5*time.Minute + time.Second) // the first three intents expire; one was paid
 	return s, clock
 }
 
@@ -302,6 +308,8 @@ func TestHostedPageStates(t *testing.T) {
 		{"intent_expired", "utz_65f1c2ab3d4e5", []string{"₹1,00,000.00", `<p class="status EXPIRED">Expired</p>`, "expired at 2025-01-15 15:40:00 IST"}, false, false},
 		{"request_success", "req-paid", []string{`<p class="status SUCCESS">SUCCESS</p>`, "UTR <strong>UTR123456789</strong>"}, false, false},
 		{"request_fail", "req-failed", []string{`<p class="status FAIL">FAIL</p>`, "no money moved"}, false, false},
+		// Paid before its expiry: the page shows the payment, not the expiry.
+		{"intent_paid", "paid-early", []string{`<p class="status SUCCESS">SUCCESS</p>`, "Expires</dt>", "Return to Chai &amp; Co</a>"}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -317,7 +325,9 @@ func TestHostedPageStates(t *testing.T) {
 			assert.NotContains(t, html, "ravi@example.com")
 			assert.NotContains(t, html, "9876543210")
 			assert.NotContains(t, html, "ravi.kumar@oksbi")
-			goldenHTML(t, tt.name, a.body)
+			if tt.id != "paid-early" { // its return link is the redirect_url's business
+				goldenHTML(t, tt.name, a.body)
+			}
 		})
 	}
 }
@@ -457,6 +467,8 @@ func TestIndexPage(t *testing.T) {
 	assert.Contains(t, html, `<a href="/sandbox/pay/req%2F1">req/1</a>`)
 	assert.Contains(t, html, `<td class="num">₹1,00,000.00</td>`)
 	assert.Contains(t, html, `<td class="st PENDING">PENDING<span class="sub">expired</span></td>`)
-	assert.Equal(t, 2, strings.Count(html, "expired</span>"), "the two old intents")
+	assert.Equal(t, 2, strings.Count(html, "expired</span>"), "the two old unpaid intents")
+	assert.Contains(t, html, `<td class="st SUCCESS">SUCCESS</td></tr>
+<tr><td class="id"><a href="/sandbox/pay/fresh">`, "the old paid intent")
 	goldenHTML(t, "index", a.body)
 }
