@@ -185,8 +185,8 @@
 //
 // A long-running server stays small and closes idle and slow connections:
 // the request log (Requests) is capped at 4 MiB (WithRequestLogBytes) and
-// optionally by count (WithRequestLogLimit), keeps at most 4 KiB of each
-// body's fields and none for an API call without valid credentials, and
+// optionally by count (WithRequestLogLimit), keeps the body fields only of
+// API calls with valid credentials, at most 4 KiB of them per call, and
 // redacts the Authorization header, the Basic credential pair in any
 // encoding and the secret key wherever they appear. Reading a request's
 // header, reading a whole request and an idle keep-alive connection are

@@ -112,7 +112,7 @@ func TestRedirectExactlyAsGiven(t *testing.T) {
 func TestClientRefusesRedirects(t *testing.T) {
 	s := Start(t)
 	other := Start(t)
-	s.InjectFault(Fault{Op: OpCheckPaymentStatus, Status: http.StatusFound, Times: -1,
+	s.InjectFault(Fault{Op: OpCheckPaymentStatus, Status: http.StatusTemporaryRedirect, Times: -1,
 		Header: http.Header{"Location": {other.URL() + "/v1/payments/checkPaymentStatus"}}})
 	_, err := s.Client().CheckPaymentStatus(context.Background(), "x")
 	require.Error(t, err)

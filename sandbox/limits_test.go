@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"testing"
@@ -99,6 +100,13 @@ func TestRequestLogIsBounded(t *testing.T) {
 	last := s.Requests()[len(s.Requests())-1]
 	assert.Nil(t, last.Form, "no body kept for an unauthenticated call")
 	assert.Equal(t, 401, last.Status)
+
+	resp, err := s.HTTPClient().PostForm(s.URL()+ordersPath+"/nope/pay", url.Values{"result": {"SUCCESS"}, "pad": {big}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	last = s.Requests()[len(s.Requests())-1]
+	assert.Equal(t, "/sandbox/orders/nope/pay", last.Path)
+	assert.Nil(t, last.Form, "control calls carry no credentials: their bodies are not kept either")
 
 	for range 200 {
 		call(t, s, OpCheckPaymentStatus, with(statusForm(s, "x"), "pad", strings.Repeat("p", 2000)))

@@ -24,9 +24,9 @@ type RecordedRequest struct {
 	Header http.Header
 	// Form holds the body's fields, whether sent form-encoded, multipart or
 	// as JSON (numbers as written), plus URL query values, with the same
-	// secrets removed. It is at most 4 KiB; longer values are cut. Nil when
-	// the body was not kept: an API call without valid credentials, or a
-	// body that could not be read.
+	// secrets removed. It is at most 4 KiB; longer values are cut. Bodies
+	// are kept only for API calls with valid credentials: Form is nil for
+	// other requests without a query.
 	Form url.Values
 	// FormTruncated reports that Form was cut to its size limit.
 	FormTruncated bool

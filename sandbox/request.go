@@ -86,7 +86,13 @@ func (s *Service) read(w http.ResponseWriter, r *http.Request, rt *route, req *r
 	if req.bodyErr == nil && req.body != nil {
 		req.form, req.parseErr = parseFields(r.Header.Get("Content-Type"), req.body)
 	}
-	req.rec = s.log.add(r, req.form.vals, s.now())
+	// Only an authenticated call's body is kept: what anyone else sends
+	// stays out of memory.
+	var keep map[string]string
+	if req.authed {
+		keep = req.form.vals
+	}
+	req.rec = s.log.add(r, keep, s.now())
 }
 
 // finish records the answer's status and logs the request.
