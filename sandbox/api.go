@@ -192,8 +192,8 @@ func (s *Service) intentData(v variantSet, base string, o *Order) object {
 			qr = "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
 		}
 	}
-	amount := rupeesNumber(o.AmountPaise)
-	if v.has(VariantStringAmounts) {
+	amount := rupeesNumber(o.AmountPaise) // "499", as the document's example
+	if v.has(VariantStringAmounts) || o.AmountPaise%100 != 0 {
 		amount = formatRupees(o.AmountPaise)
 	}
 	return object{
