@@ -263,6 +263,7 @@ func checkPageBasics(t *testing.T, a answer) {
 	for _, m := range fetchedRe.FindAllStringSubmatch(html, -1) {
 		assert.Regexp(t, `^(/|data:)`, m[1], "page fetches %s", m[0])
 	}
+	assert.Contains(t, html, `<link rel="icon" href="data:,">`, "no favicon request")
 	assert.NotContains(t, html, "<script")
 	assert.NotContains(t, html, "@import")
 	assert.NotContains(t, html, "url(")
@@ -470,4 +471,18 @@ func TestIndexPage(t *testing.T) {
 	assert.Contains(t, html, `<td class="st SUCCESS">SUCCESS</td></tr>
 <tr><td class="id"><a href="/sandbox/pay/fresh">`, "the old paid intent")
 	goldenHTML(t, "index", a.body)
+}
+
+// TestQRCodeTooLong: a note too long for any QR code gets an apology, and
+// the log has the error.
+func TestQRCodeTooLong(t *testing.T) {
+	var logs bytes.Buffer
+	s := fixed(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "long", "note", strings.Repeat("x", 5000)))
+	a := get(t, s, "/sandbox/qr/long.png")
+	assert.Equal(t, http.StatusInternalServerError, a.code)
+	assert.Equal(t, "The sandbox could not draw this QR code. Its log says why.\n", string(a.body))
+	s.Close() // waits for the handlers, so the log is complete
+	assert.Contains(t, logs.String(), "QR code failed")
+	assert.Contains(t, logs.String(), "order_id=long")
 }
