@@ -1,6 +1,13 @@
-// Package e2e holds end-to-end tests of the sandbox's hosted payment pages
-// and QR codes: they decode the QR PNGs with a pure-Go decoder and drive the
-// pages in headless Chromium at a phone's size.
+// Package e2e holds end-to-end tests of the sandbox's hosted pages and QR
+// codes: they decode the QR PNGs with a pure-Go decoder and drive every page
+// (an intent paid, payment requests and payment links failed and rejected,
+// an expired intent, an unknown order, the order list) in headless Chromium
+// on a 390x844 phone and a 1280x800 laptop screen.
+//
+// On each screen every page must have a language, a title and named buttons
+// and links, fit the screen without horizontal scrolling, keep its content
+// inside its card, and fetch nothing from outside the sandbox (checked on
+// the browser's own network events).
 //
 // It is a separate module so that its heavy test tooling (a browser driver,
 // a QR decoder) never enters the SDK's dependencies. Run it from here:
@@ -9,7 +16,8 @@
 //
 // The browser tests look for /usr/bin/chromium, then chromium,
 // chromium-browser and google-chrome on PATH. Without one they skip, unless
-// CI=true, where they fail: .ci/run installs Debian's chromium first. With
-// E2E_SCREENSHOT_DIR set, the hosted pages' screenshots are written there too.
+// CI=true, where they fail: .ci/run installs Debian's chromium first. A
+// screenshot of every page on each screen is written to the git-ignored
+// folder screenshots/ here, or to E2E_SCREENSHOT_DIR when that is set.
 // Everything runs over loopback; no network is needed.
 package e2e

@@ -5,13 +5,13 @@ go 1.23
 replace github.com/upicollect/upicollect-go => ../
 
 require (
+	github.com/chromedp/cdproto v0.0.0-20250403032234-65de8f5d025b
 	github.com/chromedp/chromedp v0.13.6
 	github.com/makiuchi-d/gozxing v0.1.1
 	github.com/upicollect/upicollect-go v0.0.0-00010101000000-000000000000
 )
 
 require (
-	github.com/chromedp/cdproto v0.0.0-20250403032234-65de8f5d025b // indirect
 	github.com/chromedp/sysutil v1.1.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20250211171154-1ae217ad3535 // indirect
 	github.com/gobwas/httphead v0.1.0 // indirect

@@ -2,35 +2,34 @@ package sandbox
 
 import (
 	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
 
 // serveAPI answers /v1/payments/{op}: scripted faults first, then the
 // operation itself.
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
-	op := r.PathValue("op")
-	v := s.Variants()
-	if _, ok := opFields[op]; !ok {
-		writeJSON(w, http.StatusNotFound, failure(v, http.StatusNotFound, "Unknown operation "+op))
+func (s *Service) serveAPI(w http.ResponseWriter, r *http.Request, req *request) {
+	v := s.variantSet()
+	if _, ok := opFields[req.op]; !ok {
+		s.writeAPI(w, http.StatusNotFound, failure(v, http.StatusNotFound, "Unknown operation "+req.op))
 		return
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeJSON(w, http.StatusMethodNotAllowed, failure(v, http.StatusMethodNotAllowed, "Method not allowed; use POST"))
+		s.writeAPI(w, http.StatusMethodNotAllowed, failure(v, http.StatusMethodNotAllowed, "Method not allowed; use POST"))
 		return
 	}
-	f := s.takeFault(op)
+	f := s.takeFault(req.op)
 	delay := s.cfg.latency
 	if f != nil {
-		info := infoOf(r)
-		info.fault = true
-		// Recorded now, not when the handler returns: a reset reaches the
+		// Marked now, not when the handler returns: a reset reaches the
 		// client before that, and a test may read Requests at once.
-		s.markFault(info.rec)
+		s.log.markFault(req.rec)
 		delay += f.Latency
 	}
 	if !s.sleep(r.Context(), delay) {
@@ -39,96 +38,106 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	if f != nil {
-		s.applyFault(w, r, op, f)
+		s.applyFault(w, r, req, f)
 		return
 	}
-	s.process(w, r, op)
+	s.process(w, r, req)
 }
 
-// process performs op for r and writes the service's answer.
-func (s *Server) process(w http.ResponseWriter, r *http.Request, op string) {
-	v := s.Variants()
-	if r.Header.Get("Authorization") == "" {
-		writeJSON(w, http.StatusUnauthorized, missingAuth())
+// authorized reports whether r carries the merchant's Basic credentials.
+func (s *Service) authorized(r *http.Request) bool {
+	pk, sk, ok := r.BasicAuth()
+	return ok && equal(pk, s.cfg.publicKey) && equal(sk, s.cfg.secretKey)
+}
+
+// process performs the operation and writes the service's answer.
+func (s *Service) process(w http.ResponseWriter, r *http.Request, req *request) {
+	v := s.variantSet()
+	if code, msg := s.refusal(r, req, v); code != 0 {
+		if msg == "" {
+			s.writeAPI(w, code, missingAuth())
+			return
+		}
+		s.writeAPI(w, code, failure(v, code, msg))
 		return
 	}
-	if pk, sk, ok := r.BasicAuth(); !ok || !equal(pk, s.cfg.publicKey) || !equal(sk, s.cfg.secretKey) {
-		writeJSON(w, http.StatusUnauthorized, failure(v, http.StatusUnauthorized, "Invalid credentials"))
-		return
-	}
-	info := infoOf(r)
-	switch {
-	case errors.Is(info.bodyErr, errBodyTooLarge):
-		writeJSON(w, http.StatusRequestEntityTooLarge, failure(v, http.StatusRequestEntityTooLarge, "Request body too large"))
-		return
-	case info.bodyErr != nil:
-		writeJSON(w, http.StatusBadRequest, failure(v, http.StatusBadRequest, "Request body could not be read"))
-		return
-	case errors.Is(info.parseErr, errUnsupportedType):
-		writeJSON(w, http.StatusUnsupportedMediaType, failure(v, http.StatusUnsupportedMediaType, info.parseErr.Error()))
-		return
-	case info.parseErr != nil:
-		writeJSON(w, http.StatusBadRequest, failure(v, http.StatusBadRequest, info.parseErr.Error()))
-		return
-	}
-	fields := info.fields
-	// The merchant is checked before the content: a wrong mid is an
-	// authentication failure, whatever else the body holds.
-	if mid, ok := fields["mid"]; !ok || mid == "" {
-		writeJSON(w, http.StatusBadRequest, failure(v, http.StatusBadRequest, "mid is required"))
-		return
-	} else if !equal(mid, s.cfg.mid) {
-		writeJSON(w, http.StatusUnauthorized, failure(v, http.StatusUnauthorized, "Invalid mid"))
-		return
-	}
-	if problem := validate(op, fields); problem != "" {
-		writeJSON(w, http.StatusBadRequest, failure(v, http.StatusBadRequest, problem))
-		return
-	}
-	if op == OpCheckPaymentStatus {
+	fields := knownFields(req.op, req.form.vals)
+	if req.op == OpCheckPaymentStatus {
 		o, ok := s.store.get(fields["order_id"])
 		var found *Order
 		if ok {
 			found = &o
 		}
 		code, body := statusAnswer(v, found)
-		writeJSON(w, code, body)
+		s.writeAPI(w, code, body)
 		return
 	}
-	o, err := s.create(op, fields)
+	o, err := s.create(req.op, fields)
 	if err != nil {
-		writeJSON(w, http.StatusConflict, failure(v, http.StatusConflict, "Order ID already exists"))
+		s.writeAPI(w, http.StatusConflict, failure(v, http.StatusConflict, "Order ID already exists"))
 		return
 	}
-	base := s.baseURL(r)
-	var msg string
-	var data object
-	switch op {
-	case OpCreatePaymentIntent:
-		msg, data = "Payment intent created successfully", s.intentData(v, base, o)
-	case OpCreatePaymentRequest:
-		msg, data = "Payment request created successfully", object{
-			{"orderId", o.OrderID}, {"payment_url", pageURL(base, o.OrderID)}}
-	case OpCreatePaymentLink:
-		msg, data = "Payment link created successfully", object{{"payment_link", pageURL(base, o.OrderID)}}
+	s.writeAPI(w, http.StatusOK, s.created(v, s.baseURL(r), o))
+}
+
+// refusal returns why the request is refused (code 0: it is not), checked
+// in order: Authorization, body, mid, fields. An empty msg with a code
+// means the missing-Authorization answer.
+func (s *Service) refusal(r *http.Request, req *request, v variantSet) (int, string) {
+	switch {
+	case r.Header.Get("Authorization") == "":
+		return http.StatusUnauthorized, ""
+	case !req.authed:
+		return http.StatusUnauthorized, "Invalid credentials"
+	case errors.Is(req.bodyErr, errBodyTooLarge):
+		return http.StatusRequestEntityTooLarge, "Request body too large"
+	case req.bodyErr != nil:
+		return http.StatusBadRequest, "Request body could not be read"
+	case errors.Is(req.parseErr, errUnsupportedType):
+		return http.StatusUnsupportedMediaType, req.parseErr.Error()
+	case req.parseErr != nil:
+		return http.StatusBadRequest, req.parseErr.Error()
 	}
-	writeJSON(w, http.StatusOK, success(v, msg, data))
+	// The merchant is checked before the content: a wrong mid is an
+	// authentication failure, whatever else the body holds.
+	if slices.Contains(req.form.odd, "mid") {
+		return http.StatusBadRequest, "mid must be a string or a number"
+	}
+	if mid := req.form.vals["mid"]; mid == "" {
+		return http.StatusBadRequest, "mid is required"
+	} else if !equal(mid, s.cfg.mid) {
+		return http.StatusUnauthorized, "Invalid mid"
+	}
+	rl := rules{strict: s.cfg.strict, fractional: v.has(VariantFractionalAmounts)}
+	if p := validate(req.op, req.form, rl); p != "" {
+		return http.StatusBadRequest, p
+	}
+	return 0, ""
+}
+
+// knownFields keeps the fields op accepts: the others are ignored, as live
+// ignores them.
+func knownFields(op string, vals map[string]string) map[string]string {
+	out := make(map[string]string, len(opFields[op]))
+	for _, r := range opFields[op] {
+		if v, ok := vals[r.name]; ok {
+			out[r.name] = v
+		}
+	}
+	return out
 }
 
 // equal compares secrets in constant time.
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
 // create stores a new PENDING order from validated fields.
-func (s *Server) create(op string, f map[string]string) (*Order, error) {
+func (s *Service) create(op string, f map[string]string) (*Order, error) {
 	now := s.now()
-	rupees := int64(0)
-	for _, c := range f["amount"] { // validated: 1 to 6 digits
-		rupees = rupees*10 + int64(c-'0')
-	}
+	paise, _ := checkAmount(f["amount"], true) // validated
 	o := &Order{
 		MID:         f["mid"],
-		AmountPaise: rupees * 100,
-		Amount:      formatRupees(rupees * 100),
+		AmountPaise: paise,
+		Amount:      formatRupees(paise),
 		Note:        f["note"],
 		Customer:    Customer{Name: f["customer_name"], Email: f["customer_email"], Mobile: f["customer_mobile"]},
 		VPA:         f["vpa"],
@@ -157,28 +166,52 @@ func (s *Server) create(op string, f map[string]string) (*Order, error) {
 	}
 }
 
-// intentData is the createPaymentIntent data object.
-func (s *Server) intentData(v Variants, base string, o *Order) object {
+// created is the success answer of a create.
+func (s *Service) created(v variantSet, base string, o *Order) object {
+	switch o.Kind {
+	case KindIntent:
+		return success(v, "Payment intent created successfully", s.intentData(v, base, o))
+	case KindRequest:
+		data := object{{"orderId", o.OrderID}, {"payment_url", pageURL(base, o.OrderID)}}
+		if v.has(VariantRequestISOExpiry) {
+			exp := o.CreatedAt.Add(s.cfg.intentTTL).In(indiaTime).Format(time.RFC3339)
+			data = append(data, member{"order_id", o.OrderID}, member{"expiry", exp})
+		}
+		return success(v, "Payment request created successfully", data)
+	}
+	return success(v, "Payment link created successfully", object{{"payment_link", pageURL(base, o.OrderID)}})
+}
+
+// intentData is the createPaymentIntent data object, with merchantName and
+// cred as live sends them.
+func (s *Service) intentData(v variantSet, base string, o *Order) object {
 	q := s.upiQuery(o)
-	d := object{
+	qr := base + qrPrefix + url.PathEscape(o.OrderID) + ".png"
+	if v.has(VariantQRBase64) {
+		if png, err := qrPNG("upi://pay?" + q); err == nil {
+			qr = "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
+		}
+	}
+	amount := rupeesNumber(o.AmountPaise) // "499", as the document's example
+	if v.has(VariantStringAmounts) || o.AmountPaise%100 != 0 {
+		amount = formatRupees(o.AmountPaise)
+	}
+	return object{
 		{"intent", "upi://pay?" + q},
 		{"phonepe", "phonepe://pay?" + q},
 		{"paytm", "paytmmp://pay?" + q},
 		{"gpay", "tez://upi/pay?" + q},
+		{"cred", "credpay://upi/pay?" + q},
+		{"dynamicQR", qr},
+		{"expiry", o.ExpiresAt.In(indiaTime).Format(time.DateTime)},
+		{"amount", amount},
+		{"orderId", o.OrderID},
+		{"merchantName", s.cfg.merchantName},
 	}
-	if v.IntentExtras {
-		d = append(d, member{"cred", "credpay://upi/pay?" + q}, member{"merchantName", s.cfg.merchantName})
-	}
-	return append(d,
-		member{"dynamicQR", base + qrPrefix + url.PathEscape(o.OrderID) + ".png"},
-		member{"expiry", o.ExpiresAt.In(indiaTime).Format(time.DateTime)},
-		member{"amount", rupeesNumber(o.AmountPaise)},
-		member{"orderId", o.OrderID},
-	)
 }
 
 // upiQuery is the query of the order's UPI links, in the customary order.
-func (s *Server) upiQuery(o *Order) string {
+func (s *Service) upiQuery(o *Order) string {
 	return "pa=" + upiEscape(s.cfg.merchantVPA) +
 		"&pn=" + upiEscape(s.cfg.merchantName) +
 		"&am=" + formatRupees(o.AmountPaise) +
@@ -196,55 +229,3 @@ func upiEscape(s string) string {
 
 // pageURL is the hosted page of an order.
 func pageURL(base, id string) string { return base + pagePrefix + url.PathEscape(id) }
-
-// Payer VPA reported by the data-status shape for orders that have none.
-const payerVPA = "payer.sandbox@oksbi"
-
-// statusAnswer is the checkPaymentStatus answer for o (nil: unknown).
-func statusAnswer(v Variants, o *Order) (int, object) {
-	if o == nil || o.Status == StatusPending {
-		if v.NotFound404 {
-			return http.StatusNotFound, failure(v, http.StatusNotFound, "Transaction not found")
-		}
-		return http.StatusOK, object{{"status", false}, {"statusCode", statusCode(v, 200)},
-			{"txnStatus", StatusPending}, {"msg", "Transaction not found"}}
-	}
-	var amount any = number(rupeesNumber(o.PaidPaise))
-	if v.StringAmounts {
-		amount = formatRupees(o.PaidPaise)
-	}
-	paid := o.Status == StatusSuccess
-	msg := map[string]string{
-		StatusSuccess: "Transaction is successful",
-		StatusFail:    "Transaction failed",
-		StatusReject:  "Transaction rejected",
-	}[o.Status]
-	head := object{{"status", paid}, {"statusCode", statusCode(v, 200)}}
-	switch v.StatusShape {
-	case StatusShapeDataStatus:
-		vpa := o.VPA
-		if vpa == "" {
-			vpa = payerVPA
-		}
-		data := object{{"order_id", o.OrderID}, {"amount", amount}, {"vpa", vpa}, {"status", o.Status}}
-		if o.UTR != "" {
-			data = append(data, member{"transaction_id", o.UTR})
-		}
-		return http.StatusOK, append(head, member{"msg", msg}, member{"data", data})
-	case StatusShapeBare:
-		if !paid {
-			return http.StatusOK, append(head, member{"msg", msg})
-		}
-		return http.StatusOK, append(head, member{"msg", msg},
-			member{"data", object{{"amount", amount}, {"UTR", o.UTR}, {"order_id", o.OrderID}}})
-	}
-	head = append(head, member{"txnStatus", o.Status}, member{"msg", msg})
-	if paid {
-		return http.StatusOK, append(head, member{"data", object{{"amount", amount}, {"UTR", o.UTR}, {"order_id", o.OrderID}}})
-	}
-	data := object{{"order_id", o.OrderID}, {"amount", amount}}
-	if o.UTR != "" {
-		data = append(data, member{"UTR", o.UTR})
-	}
-	return http.StatusOK, append(head, member{"data", data})
-}

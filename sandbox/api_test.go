@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -116,7 +117,7 @@ func TestGeneratedOrderIDs(t *testing.T) {
 	for range 20 {
 		d := call(t, s, OpCreatePaymentRequest, requestForm(s)).json(t)["data"].(map[string]any)
 		id := d["orderId"].(string)
-		assert.Regexp(t, `^ORD[0-9]{14}[A-Z0-9]{8}$`, id)
+		assert.Regexp(t, `^utz_[0-9a-f]{13}$`, id, "like the live service's ids")
 		assert.Equal(t, url.PathEscape(id), id)
 		assert.False(t, seen[id], "duplicate id %s", id)
 		seen[id] = true
@@ -128,56 +129,75 @@ func TestGeneratedOrderIDs(t *testing.T) {
 func TestValidation(t *testing.T) {
 	s := fixed(t)
 	tests := []struct {
-		name string
-		op   string
-		form url.Values
-		code int
-		msg  string
+		name       string
+		op         string
+		form       url.Values
+		code       int
+		msg        string
+		strictOnly bool // refused only under Strict; accepted and ignored by default
 	}{
-		{"amount zero", OpCreatePaymentLink, with(linkForm(s), "amount", "0"), 400, "amount must be"},
-		{"amount decimal", OpCreatePaymentIntent, with(intentForm(s), "amount", "499.00"), 400, "amount must be"},
-		{"amount over max", OpCreatePaymentRequest, with(requestForm(s), "amount", "100001"), 400, "amount must be"},
-		{"amount max", OpCreatePaymentRequest, with(requestForm(s), "amount", "100000"), 200, ""},
-		{"amount negative", OpCreatePaymentLink, with(linkForm(s), "amount", "-5"), 400, "amount must be"},
-		{"amount leading zero", OpCreatePaymentLink, with(linkForm(s), "amount", "05"), 400, "amount must be"},
-		{"amount text", OpCreatePaymentLink, with(linkForm(s), "amount", "ten"), 400, "amount must be"},
-		{"amount missing", OpCreatePaymentLink, without(linkForm(s), "amount"), 400, "amount is required"},
-		{"mid missing", OpCreatePaymentLink, without(linkForm(s), "mid"), 400, "mid is required"},
-		{"mid wrong", OpCreatePaymentLink, with(linkForm(s), "mid", "OTHER"), 401, "Invalid mid"},
-		{"redirect relative", OpCreatePaymentIntent, with(intentForm(s), "redirect_url", "/done"), 400, "redirect_url must be"},
-		{"redirect ftp", OpCreatePaymentIntent, with(intentForm(s), "redirect_url", "ftp://x.example/"), 400, "redirect_url must be"},
-		{"redirect missing", OpCreatePaymentIntent, without(intentForm(s), "redirect_url"), 400, "redirect_url is required"},
-		{"vpa no bank", OpCreatePaymentRequest, with(requestForm(s), "vpa", "ravi"), 400, "vpa must"},
-		{"vpa space", OpCreatePaymentRequest, with(requestForm(s), "vpa", "ravi kumar@oksbi"), 400, "vpa must"},
-		{"note blank", OpCreatePaymentLink, with(linkForm(s), "note", "  "), 400, "note must not be empty"},
-		{"name blank", OpCreatePaymentLink, with(linkForm(s), "customer_name", ""), 400, "customer_name must not be empty"},
-		{"email bad", OpCreatePaymentLink, with(linkForm(s), "customer_email", "Ravi <ravi@example.com>"), 400, "customer_email must"},
-		{"email no tld", OpCreatePaymentLink, with(linkForm(s), "customer_email", "ravi@localhost"), 400, "customer_email must"},
-		{"mobile prefixed", OpCreatePaymentIntent, with(intentForm(s), "customer_mobile", "+919876543210"), 400, "customer_mobile must"},
-		{"mobile short", OpCreatePaymentLink, with(linkForm(s), "customer_mobile", "98765"), 400, "customer_mobile must"},
-		{"order_id empty", OpCreatePaymentIntent, with(intentForm(s), "order_id", ""), 400, "order_id must be"},
-		{"order_id space", OpCreatePaymentIntent, with(intentForm(s), "order_id", "a b\t"), 400, "order_id must be"},
-		{"order_id too long", OpCreatePaymentRequest, with(requestForm(s), "order_id", strings.Repeat("x", 101)), 400, "order_id must be"},
-		{"link order_id", OpCreatePaymentLink, with(linkForm(s), "order_id", "x1"), 400, "order_id is not accepted by createPaymentLink"},
-		{"intent vpa", OpCreatePaymentIntent, with(intentForm(s), "vpa", "a@b"), 400, "vpa is not accepted by createPaymentIntent"},
-		{"request redirect", OpCreatePaymentRequest, with(requestForm(s), "redirect_url", "https://x.example"), 400, "redirect_url is not accepted"},
-		{"status extra", OpCheckPaymentStatus, with(statusForm(s, "x"), "amount", "1"), 400, "amount is not accepted by checkPaymentStatus"},
-		{"status no order", OpCheckPaymentStatus, without(statusForm(s, "x"), "order_id"), 400, "order_id is required"},
-		{"unknown field", OpCreatePaymentLink, with(linkForm(s), "secret_key", "x"), 400, "secret_key is not accepted"},
+		{"amount zero", OpCreatePaymentLink, with(linkForm(s), "amount", "0"), 400, "amount must be", false},
+		{"amount two decimals", OpCreatePaymentIntent, with(intentForm(s), "amount", "499.00"), 200, "", false},
+		{"amount one decimal", OpCreatePaymentIntent, with(intentForm(s), "amount", "499.0"), 200, "", false},
+		{"amount fraction", OpCreatePaymentIntent, with(intentForm(s), "amount", "499.50"), 400, "amount must be a whole number of rupees", false},
+		{"amount paisa", OpCreatePaymentLink, with(linkForm(s), "amount", "1.01"), 400, "amount must be a whole number of rupees", false},
+		{"amount over max", OpCreatePaymentRequest, with(requestForm(s), "amount", "100001"), 400, "amount must be", false},
+		{"amount over max decimals", OpCreatePaymentRequest, with(requestForm(s), "amount", "100000.01"), 400, "amount must be", false},
+		{"amount max", OpCreatePaymentRequest, with(requestForm(s), "amount", "100000"), 200, "", false},
+		{"amount negative", OpCreatePaymentLink, with(linkForm(s), "amount", "-5"), 400, "amount must be", false},
+		{"amount text", OpCreatePaymentLink, with(linkForm(s), "amount", "ten"), 400, "amount must be", false},
+		{"amount comma", OpCreatePaymentLink, with(linkForm(s), "amount", "1,000"), 400, "amount must be", false},
+		{"amount missing", OpCreatePaymentLink, without(linkForm(s), "amount"), 400, "amount is required", false},
+		{"mid missing", OpCreatePaymentLink, without(linkForm(s), "mid"), 400, "mid is required", false},
+		{"mid wrong", OpCreatePaymentLink, with(linkForm(s), "mid", "OTHER"), 401, "Invalid mid", false},
+		{"redirect relative", OpCreatePaymentIntent, with(intentForm(s), "redirect_url", "/done"), 400, "redirect_url must be", false},
+		{"redirect ftp", OpCreatePaymentIntent, with(intentForm(s), "redirect_url", "ftp://x.example/"), 400, "redirect_url must be", false},
+		{"redirect missing", OpCreatePaymentIntent, without(intentForm(s), "redirect_url"), 400, "redirect_url is required", false},
+		{"vpa no bank", OpCreatePaymentRequest, with(requestForm(s), "vpa", "ravi"), 400, "vpa must", false},
+		{"vpa space", OpCreatePaymentRequest, with(requestForm(s), "vpa", "ravi kumar@oksbi"), 400, "vpa must", false},
+		{"note blank", OpCreatePaymentLink, with(linkForm(s), "note", "  "), 400, "note must not be empty", false},
+		{"name blank", OpCreatePaymentLink, with(linkForm(s), "customer_name", ""), 400, "customer_name must not be empty", false},
+		{"email bad", OpCreatePaymentLink, with(linkForm(s), "customer_email", "Ravi <ravi@example.com>"), 400, "customer_email must", false},
+		{"email no tld", OpCreatePaymentLink, with(linkForm(s), "customer_email", "ravi@localhost"), 400, "customer_email must", false},
+		{"mobile prefixed", OpCreatePaymentIntent, with(intentForm(s), "customer_mobile", "+919876543210"), 400, "customer_mobile must", false},
+		{"mobile short", OpCreatePaymentLink, with(linkForm(s), "customer_mobile", "98765"), 400, "customer_mobile must", false},
+		{"order_id empty", OpCreatePaymentIntent, with(intentForm(s), "order_id", ""), 400, "order_id must be", false},
+		{"order_id space", OpCreatePaymentIntent, with(intentForm(s), "order_id", "a b\t"), 400, "order_id must be", false},
+		{"order_id too long", OpCreatePaymentRequest, with(requestForm(s), "order_id", strings.Repeat("x", 101)), 400, "order_id must be", false},
+		{"status no order", OpCheckPaymentStatus, without(statusForm(s, "x"), "order_id"), 400, "order_id is required", false},
+		{"link order_id", OpCreatePaymentLink, with(linkForm(s), "order_id", "x1"), 400, "order_id is not accepted by createPaymentLink", true},
+		{"intent vpa", OpCreatePaymentIntent, with(intentForm(s), "vpa", "a@b"), 400, "vpa is not accepted by createPaymentIntent", true},
+		{"request redirect", OpCreatePaymentRequest, with(requestForm(s), "redirect_url", "https://x.example"), 400, "redirect_url is not accepted", true},
+		{"status extra", OpCheckPaymentStatus, with(statusForm(s, "x"), "amount", "1"), 400, "amount is not accepted by checkPaymentStatus", true},
+		{"unknown field", OpCreatePaymentLink, with(linkForm(s), "woo_order_id", "7"), 400, "woo_order_id is not accepted", true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a := call(t, s, tt.op, tt.form)
-			assert.Equal(t, tt.code, a.code, "%s", a.body)
-			m := a.json(t)
-			if tt.code != 200 {
-				assert.Equal(t, false, m["status"])
-				assert.EqualValues(t, tt.code, m["statusCode"])
-				assert.Contains(t, m["msg"], tt.msg)
-				assert.NotContains(t, m, "data")
-			}
-		})
+	for _, strict := range []bool{false, true} {
+		opts := []Option{}
+		if strict {
+			opts = append(opts, Strict())
+		}
+		srv := fixed(t, opts...)
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/strict=%v", tt.name, strict), func(t *testing.T) {
+				code := tt.code
+				if tt.strictOnly && !strict {
+					code = 200
+				}
+				a := call(t, srv, tt.op, tt.form)
+				assert.Equal(t, code, a.code, "%s", a.body)
+				m := a.json(t)
+				if code != 200 {
+					assert.Equal(t, false, m["status"])
+					assert.EqualValues(t, code, m["statusCode"])
+					assert.Contains(t, m["msg"], tt.msg)
+					assert.NotContains(t, m, "data")
+				}
+			})
+		}
 	}
+	// An ignored order_id does not name the link's order.
+	o := s.Orders()
+	assert.Empty(t, o, "forms were built from s; orders went to the servers above")
 }
 
 func TestBodyEncodings(t *testing.T) {

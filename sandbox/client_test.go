@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,16 +20,17 @@ var sdkCustomer = upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.c
 // TestSDKAgainstEveryShape runs the SDK client through the sandbox in each
 // real-world shape: the SDK must read them all.
 func TestSDKAgainstEveryShape(t *testing.T) {
-	shapes := []Variants{
+	shapes := [][]string{
 		{},
-		{StatusShape: StatusShapeDataStatus},
-		{StatusShape: StatusShapeBare},
-		{StringStatusCode: true, StringAmounts: true, IntentExtras: true},
-		{StatusShape: StatusShapeDataStatus, StringAmounts: true, NotFound404: true},
+		{VariantStatusInData},
+		{VariantStatusBare},
+		{VariantStringStatusCode, VariantStringAmounts, VariantQRBase64},
+		{VariantStatusInData, VariantStringAmounts, VariantNotFound404},
+		{VariantFailedStatusTrue, VariantFailuresHTTP200, VariantRequestISOExpiry, VariantFractionalAmounts},
 	}
 	for _, v := range shapes {
-		t.Run(v.StatusShape.String(), func(t *testing.T) {
-			s := Start(t, WithVariants(v))
+		t.Run(strings.Join(append([]string{"default"}, v...), "+"), func(t *testing.T) {
+			s := Start(t, WithVariant(v...))
 			c := s.Client()
 			ctx := context.Background()
 			in, err := c.CreatePaymentIntent(ctx, &upicollect.IntentParams{
@@ -69,7 +71,7 @@ func TestSDKAgainstEveryShape(t *testing.T) {
 			assert.Equal(t, s.URL()+pagePrefix+req.OrderID, req.PaymentURL)
 			link, err := c.CreatePaymentLink(ctx, &upicollect.LinkParams{Amount: upicollect.Rupees(5), Note: "n", Customer: sdkCustomer})
 			require.NoError(t, err)
-			assert.Contains(t, link.URL, s.URL()+pagePrefix+"ORD")
+			assert.Regexp(t, `^`+regexp.QuoteMeta(s.URL()+pagePrefix)+`utz_[0-9a-f]{13}$`, link.URL)
 			assert.Equal(t, 4, s.OrderCount())
 		})
 	}

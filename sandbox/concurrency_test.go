@@ -14,7 +14,7 @@ import (
 // once, with duplicate creates racing each other; run with -race.
 func TestConcurrentClients(t *testing.T) {
 	s := Start(t)
-	s.SetVariants(Variants{StringAmounts: true}) // variants read concurrently
+	require.NoError(t, s.SetVariants([]string{VariantStringAmounts}, nil)) // variants read concurrently
 	const n = 256
 	results := make([]result, n)
 	var wg sync.WaitGroup

@@ -6,15 +6,17 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // serveOrders answers GET /sandbox/orders with every order, oldest first.
-func (s *Server) serveOrders(w http.ResponseWriter, _ *http.Request) {
+func (s *Service) serveOrders(w http.ResponseWriter, _ *http.Request) {
 	writeValue(w, http.StatusOK, s.Orders())
 }
 
 // serveOrder answers GET /sandbox/orders/{id}.
-func (s *Server) serveOrder(w http.ResponseWriter, r *http.Request) {
+func (s *Service) serveOrder(w http.ResponseWriter, r *http.Request) {
 	o, ok := s.Order(r.PathValue("id"))
 	if !ok {
 		writeValue(w, http.StatusNotFound, controlError{ErrOrderNotFound.Error()})
@@ -23,43 +25,36 @@ func (s *Server) serveOrder(w http.ResponseWriter, r *http.Request) {
 	writeValue(w, http.StatusOK, o)
 }
 
-// servePay answers POST /sandbox/orders/{id}/pay: form result
-// (SUCCESS, FAIL or REJECT; default SUCCESS), optional utr and optional
-// amount (the paid amount in rupees, "1.08", for the status check). With
-// return=page (the hosted page's buttons) it redirects with 303: intents to
-// their redirect_url with order_id added, other orders back to their page.
-func (s *Server) servePay(w http.ResponseWriter, r *http.Request) {
+// servePay answers POST /sandbox/orders/{id}/pay: form result (SUCCESS,
+// FAIL or REJECT; required), optional utr and optional amount (the paid
+// amount in rupees, "1.08", for the status check). With return=page (the
+// hosted page's buttons) it answers 303: an intent to its redirect_url
+// exactly as given, other orders back to their page.
+func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request) {
+	if !sameOrigin(r) {
+		writeValue(w, http.StatusForbidden, controlError{"cross-site requests may not settle orders"})
+		return
+	}
 	id := r.PathValue("id")
-	info := infoOf(r)
-	if info.parseErr != nil || info.bodyErr != nil {
+	f := req.form.vals
+	if req.parseErr != nil || req.bodyErr != nil || f["result"] == "" {
 		writeValue(w, http.StatusBadRequest, controlError{"body must be a form: result=SUCCESS|FAIL|REJECT&utr=..."})
 		return
 	}
-	f := info.fields
-	result := strings.ToUpper(f["result"])
-	if result == "" {
-		result = StatusSuccess
-	}
-	set := Settlement{Result: result, UTR: f["utr"]}
+	set := Settlement{Result: strings.ToUpper(f["result"]), UTR: f["utr"]}
 	if a, ok := f["amount"]; ok {
-		if set.PaidPaise, ok = parseRupees(a); !ok {
+		p, err := wire.ParseDecimalPaise(a)
+		if err != nil || p <= 0 || p > maxPaise {
 			writeValue(w, http.StatusBadRequest, controlError{ErrInvalidAmount.Error()})
 			return
 		}
+		set.PaidPaise = p
 	}
 	o, err := s.SettleWith(id, set)
 	if err != nil {
-		code := http.StatusBadRequest
-		switch {
-		case errors.Is(err, ErrOrderNotFound):
-			code = http.StatusNotFound
-		case errors.Is(err, ErrOrderSettled):
-			code = http.StatusConflict
-		case errors.Is(err, ErrIntentExpired):
-			code = http.StatusGone
-		}
+		code := settleErrorStatus(err)
 		if f["return"] == "page" && code != http.StatusNotFound {
-			s.renderPage(w, r, http.StatusOK, id, err.Error())
+			s.renderPage(w, r, http.StatusOK, id, err)
 			return
 		}
 		writeValue(w, code, controlError{err.Error()})
@@ -72,19 +67,103 @@ func (s *Server) servePay(w http.ResponseWriter, r *http.Request) {
 	writeValue(w, http.StatusOK, o)
 }
 
-// afterPayURL is where the hosted page sends the customer once settled.
+// settleErrorStatus is the HTTP status of a SettleWith error.
+func settleErrorStatus(err error) int {
+	switch {
+	case errors.Is(err, ErrOrderNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, ErrOrderSettled):
+		return http.StatusConflict
+	case errors.Is(err, ErrIntentExpired):
+		return http.StatusGone
+	}
+	return http.StatusBadRequest
+}
+
+// afterPayURL is where the hosted page sends the payer once settled: an
+// intent's redirect_url exactly as the merchant gave it (the live service
+// adds nothing), other orders' own page.
 func afterPayURL(o Order) string {
 	if o.Kind != KindIntent {
 		return pagePrefix + url.PathEscape(o.OrderID)
 	}
-	u, err := url.Parse(o.RedirectURL) // validated at creation
-	if err != nil {
-		return pagePrefix + url.PathEscape(o.OrderID)
+	return o.RedirectURL
+}
+
+// serveVariants answers GET /sandbox/variants: every variant and its state.
+func (s *Service) serveVariants(w http.ResponseWriter, _ *http.Request) {
+	writeValue(w, http.StatusOK, s.Variants())
+}
+
+// switchVariants answers POST /sandbox/variants, JSON
+// {"enable":[…],"disable":[…]}, with the new list.
+func (s *Service) switchVariants(w http.ResponseWriter, r *http.Request, req *request) {
+	var body struct {
+		Enable  []string `json:"enable"`
+		Disable []string `json:"disable"`
 	}
-	q := u.Query()
-	q.Set("order_id", o.OrderID)
-	u.RawQuery = q.Encode()
-	return u.String()
+	if !s.controlBody(w, r, req, &body) {
+		return
+	}
+	if err := s.SetVariants(body.Enable, body.Disable); err != nil {
+		writeValue(w, http.StatusBadRequest, controlError{err.Error()})
+		return
+	}
+	writeValue(w, http.StatusOK, s.Variants())
+}
+
+// addFault answers POST /sandbox/faults: queue the fault in the body.
+func (s *Service) addFault(w http.ResponseWriter, r *http.Request, req *request) {
+	if !s.controlBody(w, r, req, nil) {
+		return
+	}
+	f, err := decodeFault(req.body)
+	if err != nil {
+		writeValue(w, http.StatusBadRequest, controlError{err.Error()})
+		return
+	}
+	s.InjectFault(f)
+	writeValue(w, http.StatusCreated, struct {
+		Queued int `json:"queued"`
+	}{s.faultCount()})
+}
+
+// clearFaults answers DELETE /sandbox/faults.
+func (s *Service) clearFaults(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		writeValue(w, http.StatusForbidden, controlError{"cross-site requests may not change the sandbox"})
+		return
+	}
+	s.ClearFaults()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Service) faultCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.faults)
+}
+
+// controlBody checks a JSON control call and decodes its body into v
+// (nil: only checks). It answers the refusal itself and reports whether
+// to go on.
+func (s *Service) controlBody(w http.ResponseWriter, r *http.Request, req *request, v any) bool {
+	if !sameOrigin(r) {
+		writeValue(w, http.StatusForbidden, controlError{"cross-site requests may not change the sandbox"})
+		return false
+	}
+	if req.bodyErr != nil {
+		writeValue(w, http.StatusBadRequest, controlError{"body could not be read (at most 64 KiB)"})
+		return false
+	}
+	if v == nil {
+		return true
+	}
+	if err := json.Unmarshal(req.body, v); err != nil {
+		writeValue(w, http.StatusBadRequest, controlError{"body must be JSON: " + err.Error()})
+		return false
+	}
+	return true
 }
 
 // controlError is the body of a failed control call.
@@ -96,7 +175,7 @@ type controlError struct {
 func writeValue(w http.ResponseWriter, code int, v any) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		http.Error(w, "the answer could not be encoded", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

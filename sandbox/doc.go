@@ -1,28 +1,33 @@
-// Package sandbox is a faithful, stateful fake of the Payment Collection
-// Service, served over real HTTP, in the manner of net/http/httptest.
+// Package sandbox is a stateful fake of the Payment Collection Service,
+// served over real HTTP in the manner of net/http/httptest.
 //
 // Merchants use it for integration tests; `upicollect sandbox` serves it
 // from the command line and the quickstart example runs on it by default.
-// It is written from the service's interface document, not from the SDK's
-// decoding code, so that it catches the SDK's mistakes instead of sharing
-// them. It is strict where the document allows it: a field an operation
-// does not accept is refused.
+// By default it accepts what the live service accepts and answers as the
+// service's interface document shows; variants switch on the other answer
+// shapes the live service is known to send.
 //
 //	s := sandbox.Start(t)                      // 127.0.0.1, free port, closed at cleanup
 //	c := s.Client()                            // SDK client wired to s
 //	intent, _ := c.CreatePaymentIntent(ctx, p) // PENDING order
 //	utr, _ := s.Pay(intent.OrderID)            // PENDING -> SUCCESS
 //
-// One server holds one merchant (Credentials), its orders in memory, and
-// is safe for concurrent use.
+// Service is the fake itself, an http.Handler holding one merchant
+// (Credentials) and its orders in memory; Server serves a Service on
+// loopback and reaches its methods directly. Both are safe for concurrent
+// use.
 //
 // # API
 //
 // The four operations are POST {URL}/v1/payments/{operation}, with HTTP
 // Basic credentials (public key : secret key) and the merchant's mid in the
 // body. Bodies may be application/x-www-form-urlencoded (the document),
-// application/json with string or number values (the vendor's PHP
-// clients), or multipart/form-data. A field given twice is refused.
+// application/json (what the vendor's PHP, WooCommerce and WHMCS clients
+// send, with any charset parameter and escaped slashes), or
+// multipart/form-data; HTTP/1.0 works too. A field given twice is refused.
+// Fields an operation does not accept (woo_order_id, api_key, …) are
+// ignored, as live ignores them, and a JSON null counts as absent; with
+// Strict (or `upicollect sandbox --strict`) both are refused with 400.
 // Answers are JSON with keys in the document's order. HTTP statuses:
 //
 //	200 success: {"status":true,"statusCode":200,"msg":…,"data":{…}}
@@ -31,8 +36,8 @@
 //	200 status check of a FAIL or REJECT order:
 //	    {"status":false,"statusCode":200,"txnStatus":"FAIL","msg":"Transaction failed","data":{"order_id":…,"amount":…}}
 //	    ("REJECT", "Transaction rejected" likewise)
-//	400 missing or invalid field, unknown field, mid missing, body unreadable:
-//	    {"status":false,"statusCode":400,"msg":"<field> …"} naming the field
+//	400 missing or invalid field, body unreadable (and, under Strict, an
+//	    unknown field or a null): {"status":false,"statusCode":400,"msg":"<field> …"}
 //	401 Authorization header missing: {"status":false,"message":"Authorization header is required"}
 //	401 wrong or malformed Basic credentials: {…,"statusCode":401,"msg":"Invalid credentials"}
 //	401 mid not this merchant's: {…,"statusCode":401,"msg":"Invalid mid"}
@@ -41,32 +46,32 @@
 //	409 order_id already used by an intent or request: {…,"statusCode":409,"msg":"Order ID already exists"}
 //	413 body over 1 MiB
 //	415 a Content-Type other than the three above
-//	503 any request reaching Handler() after Close (plain text)
 //
-// Checks run in this order: Authorization, body, mid, then the fields
-// (unknown fields first, then the document's table order); the first
-// problem is answered.
+// Checks run in this order: Authorization, body, mid, then the fields in
+// the document's table order; the first problem is answered.
 //
-// Field rules: amount is a whole number of rupees, 1 to 100000, written
-// without sign, decimals or leading zeros; order_id (optional on intents
-// and requests) is 1 to 100 characters without spaces or control
+// Field rules: amount is rupees from 1 to 100000, as a number or a string
+// ("499", "123.00", 123.0), read exactly; a fraction of a rupee ("99.50") is
+// refused unless the fractional-amounts variant is on. order_id (optional
+// on intents and requests) is 1 to 100 characters without spaces or control
 // characters, unique across intents and requests; redirect_url (intents) is
 // an absolute http or https URL; vpa (requests) is <handle>@<bank_handle>;
 // note and customer_name are not blank; customer_email is a plain address;
-// customer_mobile is exactly 10 digits on every operation; a payment link
-// accepts no order_id.
+// customer_mobile is exactly 10 digits.
 //
-// Without an order_id the service makes one: "ORD", the time in India
-// (yyyyMMddHHmmss) and eight random upper-case letters or digits.
+// Without an order_id the service makes one as live does: "utz_" and 13
+// lower-case hex digits.
 //
 // createPaymentIntent data: intent (upi://pay?pa=…&pn=…&am=499.00&tr=…&tn=…&cu=INR),
-// the per-app links phonepe (phonepe://pay?…), paytm (paytmmp://pay?…) and
-// gpay (tez://upi/pay?…) with the same query, dynamicQR (an absolute link to
-// the QR PNG below), expiry (creation + 5 minutes, "2006-01-02 15:04:05" in
-// India time, UTC+05:30), amount as a string ("499") and orderId.
-// createPaymentRequest data: orderId and payment_url (the hosted page).
-// createPaymentLink data: payment_link (the hosted page). Absolute links use
-// the request's scheme and Host, or WithPublicURL.
+// the per-app links phonepe (phonepe://pay?…), paytm (paytmmp://pay?…),
+// gpay (tez://upi/pay?…) and cred (credpay://upi/pay?…) with the same
+// query, dynamicQR (an absolute link to the QR PNG below), expiry (creation
+// plus the intent lifetime, 5 minutes unless WithIntentTTL, as
+// "2006-01-02 15:04:05" in India time, UTC+05:30), amount as a string
+// ("499"), orderId and merchantName. createPaymentRequest data: orderId and
+// payment_url (the hosted page). createPaymentLink data: payment_link (the
+// hosted page). Absolute links use the request's scheme and Host, or
+// WithPublicURL.
 //
 // checkPaymentStatus of a SUCCESS order:
 //
@@ -74,65 +79,123 @@
 //	 "data":{"amount":499,"UTR":"<12 digits>","order_id":"…"}}
 //
 // with amount a JSON number in rupees (499, or 1.08 after SettleWith with
-// PaidPaise 108), built from int64 paise, never through a float.
+// PaidPaise 108), never through a float.
 //
 // # Orders
 //
 // Orders start PENDING and move once to SUCCESS, FAIL or REJECT; terminal
 // states are final (ErrOrderSettled). An intent cannot be paid after its
 // expiry (ErrIntentExpired) but can still fail or be rejected. Settle them
-// from Go with Pay and Settle, over HTTP with the control endpoints, or by
-// hand on the hosted page. WithClock and WithSeed make times, ids, keys and
-// UTRs reproducible.
+// from Go with Pay and Settle, over HTTP with the pay endpoint, or by hand
+// on the hosted page. WithClock and WithSeed make times, ids, keys and UTRs
+// reproducible.
 //
 // # Hosted pages, QR codes and control endpoints
 //
-// These need no authentication: the sandbox is a local test tool.
+// These need no credentials: the sandbox is a local test tool.
 //
-//	GET  /                              list of orders (HTML)
-//	GET  /sandbox/pay/{order_id}        hosted payment page (HTML; 404 page for an unknown order)
-//	GET  /sandbox/qr/{order_id}.png     QR code (PNG) of the order's upi://pay link
-//	GET  /sandbox/orders                every order, oldest first (JSON array of Order)
-//	GET  /sandbox/orders/{order_id}     one order (JSON; 404 {"error":…})
-//	POST /sandbox/orders/{order_id}/pay settle: form result=SUCCESS|FAIL|REJECT (default SUCCESS), optional utr
-//	                                    and amount (paid rupees, "1.08", reported by the status check)
+//	GET    /                              list of orders (HTML)
+//	GET    /sandbox/pay/{order_id}        hosted payment page (HTML; a 404 page for an unknown order)
+//	GET    /sandbox/qr/{order_id}.png     QR code (PNG) of the order's upi://pay link
+//	GET    /sandbox/orders                every order, oldest first (JSON array of Order)
+//	GET    /sandbox/orders/{order_id}     one order (JSON; 404 {"error":…})
+//	POST   /sandbox/orders/{order_id}/pay settle: form result=SUCCESS|FAIL|REJECT (required), optional utr
+//	                                      and amount (paid rupees, "1.08", reported by the status check)
+//	GET    /sandbox/variants              every variant with its state (JSON array of Variant)
+//	POST   /sandbox/variants              JSON {"enable":[names…],"disable":[names…]}; answers the new list
+//	POST   /sandbox/faults                JSON fault (below); answers 201 {"queued":n}
+//	DELETE /sandbox/faults                drop every queued fault; answers 204
 //
-// The pay endpoint answers 200 with the order as JSON; 400 for a bad result,
-// utr or amount, 404 for an unknown order, 409 for a settled one, 410 for an
-// expired intent, each with {"error":"…"}. With return=page in the form
-// (what the page's Pay, Fail and Reject buttons send) it answers 303: for
-// an intent to its redirect_url with order_id=<id> added to the query, for
-// other orders back to the hosted page, which then shows the result.
+// The pay endpoint answers 200 with the order as JSON; 400 for a missing or
+// bad result, utr or amount, 404 for an unknown order, 409 for a settled
+// one, 410 for an expired intent, each with {"error":"…"}. With return=page
+// in the form (what the page's Pay, Fail and Reject buttons send) it
+// answers 303: for an intent to its redirect_url exactly as the merchant
+// gave it (nothing is added, as live adds nothing: put your own reference
+// in it), for other orders back to the hosted page.
 //
-// # Real-world variants
+// Because these endpoints have no credentials, they defend the developer's
+// machine: the order list and every /sandbox/orders, /sandbox/variants and
+// /sandbox/faults call answer 421 unless the Host header names a loopback
+// address, localhost, the address the server listens on, or the host of
+// WithPublicURL (so a web page cannot read them through DNS rebinding); and
+// the POST and DELETE calls answer 403 to a browser's cross-site request
+// (Sec-Fetch-Site other than same-origin or none, or an Origin other than
+// the sandbox's own). Requests without those headers, from curl or a
+// script, pass.
 //
-// The live service is looser than its document. Variants, set with
-// WithVariants or at run time with SetVariants, make the sandbox answer in
-// those shapes: the status answer's shape (StatusShapeSpec,
-// StatusShapeDataStatus, StatusShapeBare), a 404 not-found answer
-// (NotFound404), a string statusCode (StringStatusCode), string amounts in
-// status answers (StringAmounts) and the extra intent fields (IntentExtras).
+// # Variants
+//
+// The live service is looser than its document. Each variant, off by
+// default, makes the sandbox answer in one of the shapes live is known to
+// send. Switch them with WithVariant, with SetVariants, with
+// `upicollect sandbox --variant NAME` (repeatable) or over HTTP with
+// POST /sandbox/variants:
+//
+//	status-in-data      status checks carry the state in data.status (with order_id,
+//	                    amount, vpa, transaction_id), no top-level txnStatus
+//	status-bare         a paid order answers status:true with data, no state anywhere;
+//	                    FAIL/REJECT answer status:false and a msg (excludes status-in-data)
+//	not-found-404       unknown and unpaid orders answer
+//	                    {"status":false,"statusCode":404,"msg":"Transaction not found"} with HTTP 404
+//	string-status-code  statusCode is a string ("200") in every envelope that has one
+//	string-amounts      amounts are strings with two decimals ("123.00") in intent and status answers
+//	qr-base64           dynamicQR is data:image/png;base64,… of a PNG QR code of the intent link
+//	failed-status-true  FAIL and REJECT status checks answer status:true
+//	failures-http-200   every API failure is answered with HTTP 200; the body's statusCode is unchanged
+//	request-iso-expiry  payment-request answers add order_id and an ISO-8601 expiry
+//	                    (creation plus the intent lifetime, India time)
+//	fractional-amounts  creates accept amounts to the paisa ("99.50")
+//
 // The missing-Authorization answer keeps the document's shape throughout.
 //
 // # Faults
 //
-// InjectFault scripts misbehaviour for the next API calls, per operation,
+// A fault scripts misbehaviour for the next API calls, per operation,
 // oldest first: added latency, a canned status and body (before or after
 // the request took effect), a connection reset (RST) before or after
 // processing, a body dripped slowly, and a huge body. A fault is taken when
-// the call is routed, before authentication; hosted pages and control
-// endpoints are never faulted. A delay that the client abandons, or that
-// Close cuts short, ends with the connection dropped, never an empty answer.
+// the call is routed, before authentication; pages and control endpoints
+// are never faulted. A delay that the client abandons, or that Close cuts
+// short, ends with the connection dropped, never an empty answer.
 // WithLatency delays every API answer.
 //
-// OrderCount then proves whether a retried create made a second order.
-// Requests lists every request received (API, pages and control alike),
-// with the Authorization header and any value holding the secret key
-// redacted, and the status answered.
+// Queue one with InjectFault or WithFault (Go), with
+// `upicollect sandbox --fault SPEC` (ParseFault's comma-separated
+// key=value form) or with POST /sandbox/faults, whose JSON object takes the
+// same keys, all optional:
+//
+//	op         operation it applies to ("createPaymentIntent", …); absent: any
+//	times      matching calls it applies to: 0 or absent once, -1 until cleared
+//	latency    delay before answering, a duration such as "250ms" or "2s"
+//	status     HTTP status to answer instead of the real answer
+//	body       body answered with status (a string)
+//	header     headers added to the answer: {"Retry-After":"2"}
+//	reset      "before" or "after" processing: close the connection with a reset
+//	slow_body  process normally, drip the answer a byte at a time over this duration
+//	huge_body  answer status (default 200) with a JSON-looking body of this many bytes
+//	processed  true: with status or huge_body, take effect first (the order exists)
+//
+// For example, from a shell:
+//
+//	curl -d '{"op":"createPaymentIntent","status":500,"processed":true}' localhost:8787/sandbox/faults
+//	upicollect sandbox --fault op=checkPaymentStatus,status=429,header=Retry-After:2,times=3
+//
+// # Leaving it running
+//
+// A long-running server stays small and closes idle and slow connections:
+// the request log (Requests) is capped at 4 MiB (WithRequestLogBytes) and
+// optionally by count (WithRequestLogLimit), keeps the body fields only of
+// API calls with valid credentials, at most 4 KiB of them per call, and
+// redacts the Authorization header, the Basic credential pair in any
+// encoding and the secret key wherever they appear. Reading a request's
+// header, reading a whole request and an idle keep-alive connection are
+// bounded (WithTimeouts; DefaultTimeouts). OrderCount proves whether a
+// retried create made a second order.
 //
 // # Mounting
 //
-// Handler serves the same state from another server; mount it at the root
-// of a host (the paths above are absolute). Links in answers follow the
-// request's Host, or WithPublicURL.
+// A Service (NewService, or Server.Handler) serves the same state from
+// another server; mount it at the root of a host (the paths above are
+// absolute). Links in answers follow the request's Host, or WithPublicURL.
 package sandbox

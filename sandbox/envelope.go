@@ -51,7 +51,7 @@ func encodeJSON(buf *bytes.Buffer, v any) {
 	}
 }
 
-// writeJSON answers httpStatus with the envelope.
+// writeJSON answers httpStatus with body.
 func writeJSON(w http.ResponseWriter, httpStatus int, body object) {
 	var buf bytes.Buffer
 	encodeJSON(&buf, body)
@@ -62,9 +62,18 @@ func writeJSON(w http.ResponseWriter, httpStatus int, body object) {
 	_, _ = w.Write(buf.Bytes())
 }
 
+// writeAPI answers an API call: as writeJSON, but with HTTP 200 for a
+// failure under the failures-http-200 variant.
+func (s *Service) writeAPI(w http.ResponseWriter, httpStatus int, body object) {
+	if httpStatus >= 300 && s.variantSet().has(VariantFailuresHTTP200) {
+		httpStatus = http.StatusOK
+	}
+	writeJSON(w, httpStatus, body)
+}
+
 // statusCode renders the body's statusCode as the variants ask.
-func statusCode(v Variants, code int) any {
-	if v.StringStatusCode {
+func statusCode(v variantSet, code int) any {
+	if v.has(VariantStringStatusCode) {
 		return strconv.Itoa(code)
 	}
 	return code
@@ -72,12 +81,12 @@ func statusCode(v Variants, code int) any {
 
 // failure is the {status:false, statusCode, msg} envelope of every error
 // except a missing Authorization header.
-func failure(v Variants, code int, msg string) object {
+func failure(v variantSet, code int, msg string) object {
 	return object{{"status", false}, {"statusCode", statusCode(v, code)}, {"msg", msg}}
 }
 
 // success is the {status:true, statusCode:200, msg, data} envelope.
-func success(v Variants, msg string, data object) object {
+func success(v variantSet, msg string, data object) object {
 	return object{{"status", true}, {"statusCode", statusCode(v, 200)}, {"msg", msg}, {"data", data}}
 }
 

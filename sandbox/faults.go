@@ -2,8 +2,11 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"time"
 )
@@ -51,6 +54,21 @@ type Fault struct {
 	Processed bool
 }
 
+// check reports a Fault that cannot apply.
+func (f Fault) check() error {
+	switch {
+	case f.Op != "" && opFields[f.Op] == nil:
+		return fmt.Errorf("sandbox: fault: unknown op %q", f.Op)
+	case f.Times < -1:
+		return fmt.Errorf("sandbox: fault: times %d (want -1, 0 or more)", f.Times)
+	case f.Latency < 0 || f.SlowBody < 0 || f.HugeBody < 0:
+		return errors.New("sandbox: fault: negative latency, slow_body or huge_body")
+	case f.Status != 0 && (f.Status < 100 || f.Status > 999):
+		return fmt.Errorf("sandbox: fault: status %d is not an HTTP status", f.Status)
+	}
+	return nil
+}
+
 // faultState is a Fault with its remaining uses (-1: unlimited).
 type faultState struct {
 	Fault
@@ -58,7 +76,7 @@ type faultState struct {
 }
 
 // InjectFault queues f for the next matching API calls.
-func (s *Server) InjectFault(f Fault) {
+func (s *Service) InjectFault(f Fault) {
 	left := f.Times
 	if left == 0 {
 		left = 1
@@ -69,14 +87,14 @@ func (s *Server) InjectFault(f Fault) {
 }
 
 // ClearFaults drops every queued fault.
-func (s *Server) ClearFaults() {
+func (s *Service) ClearFaults() {
 	s.mu.Lock()
 	s.faults = nil
 	s.mu.Unlock()
 }
 
 // takeFault returns the fault for a call to op and uses it up, or nil.
-func (s *Server) takeFault(op string) *Fault {
+func (s *Service) takeFault(op string) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, fs := range s.faults {
@@ -95,8 +113,9 @@ func (s *Server) takeFault(op string) *Fault {
 	return nil
 }
 
-// applyFault answers r as f scripts.
-func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, op string, f *Fault) {
+// applyFault answers as f scripts. Answers the client must not see, or
+// must see slowly, are first recorded with httptest.ResponseRecorder.
+func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *request, f *Fault) {
 	for k, vs := range f.Header {
 		w.Header()[k] = append([]string(nil), vs...)
 	}
@@ -105,7 +124,7 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, op string, f
 		reset(w)
 	case f.Status != 0 || f.HugeBody > 0:
 		if f.Processed {
-			s.process(discardWriter{h: http.Header{}}, r, op)
+			s.process(httptest.NewRecorder(), r, req)
 		}
 		if f.HugeBody > 0 {
 			s.writeHuge(w, r, f.Status, f.HugeBody)
@@ -114,20 +133,20 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, op string, f
 		w.WriteHeader(f.Status)
 		_, _ = w.Write(f.Body)
 	case f.ResetAfterProcessing:
-		s.process(discardWriter{h: http.Header{}}, r, op)
+		s.process(httptest.NewRecorder(), r, req)
 		reset(w)
 	case f.SlowBody > 0:
-		bw := &bufferWriter{h: http.Header{}}
-		s.process(bw, r, op)
-		s.drip(w, r, bw, f.SlowBody)
+		rec := httptest.NewRecorder()
+		s.process(rec, r, req)
+		s.drip(w, r, rec.Result(), rec.Body.Bytes(), f.SlowBody)
 	default:
-		s.process(w, r, op)
+		s.process(w, r, req)
 	}
 }
 
 // reset closes the client's connection with an RST (SO_LINGER 0). Where
-// the connection cannot be taken over (HTTP/2 behind Handler()), it aborts
-// the handler, which also leaves the client without an answer.
+// the connection cannot be taken over (HTTP/2 behind a mounted Service), it
+// aborts the handler, which also leaves the client without an answer.
 func reset(w http.ResponseWriter) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
@@ -139,16 +158,15 @@ func reset(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
-// drip writes the buffered answer a byte at a time over d.
-func (s *Server) drip(w http.ResponseWriter, r *http.Request, bw *bufferWriter, d time.Duration) {
-	for k, vs := range bw.h {
+// drip writes a recorded answer a byte at a time over d.
+func (s *Service) drip(w http.ResponseWriter, r *http.Request, res *http.Response, body []byte, d time.Duration) {
+	for k, vs := range res.Header {
 		if _, set := w.Header()[k]; !set {
 			w.Header()[k] = vs
 		}
 	}
-	body := bw.buf.Bytes()
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(bw.code())
+	w.WriteHeader(res.StatusCode)
 	rc := http.NewResponseController(w)
 	step := d / time.Duration(max(len(body), 1))
 	for i := range body {
@@ -163,7 +181,7 @@ func (s *Server) drip(w http.ResponseWriter, r *http.Request, bw *bufferWriter, 
 }
 
 // writeHuge streams a JSON-looking body of size bytes.
-func (s *Server) writeHuge(w http.ResponseWriter, r *http.Request, status int, size int64) {
+func (s *Service) writeHuge(w http.ResponseWriter, r *http.Request, status int, size int64) {
 	if status == 0 {
 		status = http.StatusOK
 	}
@@ -192,34 +210,4 @@ func (s *Server) writeHuge(w http.ResponseWriter, r *http.Request, status int, s
 		left -= n
 	}
 	_, _ = w.Write(tail)
-}
-
-// discardWriter swallows an answer: the request was processed, but the
-// fault decides what the client sees.
-type discardWriter struct{ h http.Header }
-
-func (d discardWriter) Header() http.Header       { return d.h }
-func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (discardWriter) WriteHeader(int)             {}
-
-// bufferWriter keeps an answer to replay it slowly.
-type bufferWriter struct {
-	h      http.Header
-	status int
-	buf    bytes.Buffer
-}
-
-func (b *bufferWriter) Header() http.Header         { return b.h }
-func (b *bufferWriter) Write(p []byte) (int, error) { return b.buf.Write(p) }
-func (b *bufferWriter) WriteHeader(code int) {
-	if b.status == 0 {
-		b.status = code
-	}
-}
-
-func (b *bufferWriter) code() int {
-	if b.status == 0 {
-		return http.StatusOK
-	}
-	return b.status
 }

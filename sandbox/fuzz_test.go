@@ -20,10 +20,46 @@ func FuzzParseFields(f *testing.F) {
 			return
 		}
 		for op := range opFields {
-			first := validate(op, fields)
-			if again := validate(op, fields); again != first {
-				t.Fatalf("validate(%s): %q then %q", op, first, again)
+			for _, rl := range []rules{{}, {strict: true}, {fractional: true}} {
+				first := validate(op, fields, rl)
+				if again := validate(op, fields, rl); again != first {
+					t.Fatalf("validate(%s, %+v): %q then %q", op, rl, first, again)
+				}
 			}
+		}
+	})
+}
+
+// FuzzParseFault feeds arbitrary --fault specs to ParseFault: it must not
+// panic, and what it accepts must be a fault that can apply.
+func FuzzParseFault(f *testing.F) {
+	f.Add("op=createPaymentIntent,status=500,times=2,processed")
+	f.Add("latency=1s,header=Retry-After:2,body={\"a\":1,\"b\":2}")
+	f.Add("reset=after")
+	f.Add("huge_body=10,slow-body=2ms")
+	f.Fuzz(func(t *testing.T, spec string) {
+		fault, err := ParseFault(spec)
+		if err != nil {
+			return
+		}
+		if err := fault.check(); err != nil {
+			t.Fatalf("ParseFault(%q) accepted a fault that check refuses: %v", spec, err)
+		}
+	})
+}
+
+// FuzzDecodeFault does the same for the JSON of POST /sandbox/faults.
+func FuzzDecodeFault(f *testing.F) {
+	f.Add(`{"op":"checkPaymentStatus","status":429,"header":{"Retry-After":"2"},"times":-1}`)
+	f.Add(`{"reset":"before"}`)
+	f.Add(`{"latency":"2s","slow_body":"1s","huge_body":5}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		fault, err := decodeFault([]byte(body))
+		if err != nil {
+			return
+		}
+		if err := fault.check(); err != nil {
+			t.Fatalf("decodeFault(%q) accepted a fault that check refuses: %v", body, err)
 		}
 	})
 }

@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"bytes"
+	"embed"
+	"errors"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -10,35 +13,46 @@ import (
 	"github.com/upicollect/upicollect-go/internal/mask"
 )
 
-// pageData is what the hosted page shows.
-type pageData struct {
-	Title        string
-	Merchant     string
-	MerchantVPA  string
-	Order        Order
-	Amount       string
-	Email        string
-	Mobile       string
-	VPA          string // the payer\'s UPI ID, masked
-	Outcome      string // what a settled status means, in words
-	QR           string
-	UPILink      template.URL // upi:// would otherwise be filtered as unsafe
-	PayAction    string
-	Pending      bool
-	Expires      string
-	Problem      string
-	ReturnURL    string
-	SettledLocal string
+// templateFS holds the hosted pages, parsed once into pages.
+//
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pages = template.Must(template.ParseFS(templateFS, "templates/*.html"))
+
+// pageMeta is what every page's head needs.
+type pageMeta struct {
+	Title string
+	Wide  bool // the order list uses the width of a laptop screen
 }
 
-// serveIndex answers GET / with a list of orders and their pages.
-func (s *Server) serveIndex(w http.ResponseWriter, _ *http.Request) {
-	render(w, http.StatusOK, "index", struct {
-		Title    string
-		Merchant string
-		MID      string
-		Orders   []Order
-	}{"Sandbox", s.cfg.merchantName, s.cfg.mid, s.Orders()})
+// orderPage is what an order's hosted page shows.
+type orderPage struct {
+	pageMeta
+	Merchant    string
+	MerchantVPA string
+	Order       Order
+	Amount      string // Indian digit grouping: 1,00,000.00
+	Email       string // masked
+	Mobile      string // masked
+	VPA         string // the payer's UPI ID, masked
+	IsRequest   bool   // a payment request: approved in the payer's app
+	Payable     bool   // PENDING and not expired: the payer's buttons show
+	Expired     bool   // an intent past its expiry, never paid
+	Expires     string // expiry in India time
+	Outcome     string // what a final status means, in words
+	QR          string
+	UPILink     template.URL // upi:// would otherwise be filtered as unsafe
+	PayAction   string
+	Problem     string // why the last button press changed nothing
+	ReturnURL   string
+	Settled     string // settlement time in India time
+}
+
+// indexRow is one order in the order list.
+type indexRow struct {
+	OrderID, Kind, Amount, Status, Page string
+	Expired                             bool
 }
 
 // outcomes says in words what each final status means for the payer.
@@ -48,143 +62,139 @@ var outcomes = map[string]string{
 	StatusReject:  "The payer declined the request: no money moved.",
 }
 
-// servePage answers GET /sandbox/pay/{id}: the hosted payment page.
-func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
-	s.renderPage(w, r, http.StatusOK, r.PathValue("id"), "")
+// serveIndex answers GET / with a list of orders and their pages.
+func (s *Service) serveIndex(w http.ResponseWriter, r *http.Request) {
+	now := s.now()
+	orders := s.Orders()
+	rows := make([]indexRow, len(orders))
+	for i, o := range orders {
+		rows[i] = indexRow{
+			OrderID: o.OrderID, Kind: o.Kind, Amount: formatINR(o.AmountPaise), Status: o.Status,
+			Page: pagePath(o.OrderID), Expired: expired(&o, now),
+		}
+	}
+	s.render(w, r, http.StatusOK, "index.html", struct {
+		pageMeta
+		Merchant, MID string
+		Orders        []indexRow
+	}{pageMeta{"Orders – " + s.cfg.merchantName + " sandbox", true}, s.cfg.merchantName, s.cfg.mid, rows})
 }
 
-// renderPage shows the order's page, with problem as a notice if any, or a
-// 404 page for an unknown order.
-func (s *Server) renderPage(w http.ResponseWriter, _ *http.Request, code int, id, problem string) {
+// servePage answers GET /sandbox/pay/{id}: the hosted payment page.
+func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
+	s.renderPage(w, r, http.StatusOK, r.PathValue("id"), nil)
+}
+
+// renderPage shows the order's page, or a 404 page for an unknown order.
+// problem, if not nil, is why the payer's last button press changed
+// nothing: the page says so in words and the log has the error itself.
+func (s *Service) renderPage(w http.ResponseWriter, r *http.Request, code int, id string, problem error) {
 	o, ok := s.Order(id)
 	if !ok {
-		render(w, http.StatusNotFound, "notfound", struct{ Title, ID string }{"Order not found", id})
+		s.render(w, r, http.StatusNotFound, "notfound.html", struct {
+			pageMeta
+			ID string
+		}{pageMeta{Title: "Order not found – sandbox"}, id})
 		return
 	}
-	d := pageData{
-		Title:       "Pay ₹" + o.Amount + " to " + s.cfg.merchantName,
+	if problem != nil {
+		s.logPageError(r, "hosted page: payment not settled", problem, slog.String("order_id", id))
+	}
+	s.render(w, r, code, "order.html", s.orderPage(&o, problem))
+}
+
+// orderPage builds the hosted page of o.
+func (s *Service) orderPage(o *Order, problem error) orderPage {
+	amount := formatINR(o.AmountPaise)
+	d := orderPage{
+		pageMeta:    pageMeta{Title: "Pay ₹" + amount + " to " + s.cfg.merchantName},
 		Merchant:    s.cfg.merchantName,
 		MerchantVPA: s.cfg.merchantVPA,
-		Order:       o,
-		Amount:      o.Amount,
+		Order:       *o,
+		Amount:      amount,
 		Email:       mask.Email(o.Customer.Email),
 		Mobile:      mask.Mobile(o.Customer.Mobile),
 		VPA:         mask.VPA(o.VPA),
+		IsRequest:   o.Kind == KindRequest,
+		Expired:     expired(o, s.now()),
 		Outcome:     outcomes[o.Status],
 		QR:          qrPrefix + url.PathEscape(o.OrderID) + ".png",
-		UPILink:     template.URL("upi://pay?" + s.upiQuery(&o)),
+		UPILink:     template.URL("upi://pay?" + s.upiQuery(o)),
 		PayAction:   ordersPath + "/" + url.PathEscape(o.OrderID) + "/pay",
-		Pending:     o.Status == StatusPending,
-		Problem:     problem,
+		Problem:     problemText(problem),
 	}
+	d.Payable = o.Status == StatusPending && !d.Expired
 	if !o.ExpiresAt.IsZero() {
-		d.Expires = o.ExpiresAt.In(indiaTime).Format(time.DateTime) + " IST"
+		d.Expires = indiaDateTime(o.ExpiresAt)
 	}
-	if !o.SettledAt.IsZero() {
-		d.SettledLocal = o.SettledAt.In(indiaTime).Format(time.DateTime) + " IST"
+	switch {
+	case d.Expired:
+		d.Title = "Payment expired – " + s.cfg.merchantName
+	case !o.SettledAt.IsZero():
+		d.Settled = indiaDateTime(o.SettledAt)
 		d.Title = "Payment " + o.Status + " – " + s.cfg.merchantName
 	}
-	if o.Kind == KindIntent && !d.Pending {
-		d.ReturnURL = afterPayURL(o)
+	if o.Kind == KindIntent { // shown once settled
+		d.ReturnURL = afterPayURL(*o)
 	}
-	render(w, code, "page", d)
+	return d
+}
+
+// expired reports whether o is an unpaid intent past its expiry: the
+// payer can no longer pay it.
+func expired(o *Order, now time.Time) bool {
+	return o.Status == StatusPending && !o.ExpiresAt.IsZero() && now.After(o.ExpiresAt)
+}
+
+// indiaDateTime writes t as the payer reads it: "2025-01-15 15:35:00 IST".
+func indiaDateTime(t time.Time) string {
+	return t.In(indiaTime).Format(time.DateTime) + " IST"
+}
+
+// pagePath is the hosted page's path of the order with id.
+func pagePath(id string) string { return pagePrefix + url.PathEscape(id) }
+
+// problemText says in words why a button press changed nothing; the error
+// itself goes to the log only.
+func problemText(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrOrderSettled):
+		return "This order already has a final status, so nothing changed."
+	case errors.Is(err, ErrIntentExpired):
+		return "This payment expired before it was paid, so nothing changed."
+	case errors.Is(err, ErrInvalidResult):
+		return "Choose Pay, Fail or Reject."
+	default:
+		return "The sandbox could not record that, so nothing changed. Its log says why."
+	}
 }
 
 // render executes a template into a buffer first so that a failure does not
-// leave half a page.
-func render(w http.ResponseWriter, code int, name string, data any) {
+// leave half a page, and answers a plain apology instead of the error.
+func (s *Service) render(w http.ResponseWriter, r *http.Request, code int, name string, data any) {
 	var buf bytes.Buffer
 	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		s.logPageError(r, "hosted page failed", err, slog.String("template", name))
+		http.Error(w, "The sandbox could not show this page. Its log says why.", http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	// The pages load only their own QR image: the browser refuses anything
+	// else, so a page can never fetch from outside the sandbox.
+	h.Set("Content-Security-Policy", "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'")
 	w.WriteHeader(code)
 	_, _ = w.Write(buf.Bytes())
 }
 
-// pages holds the hosted pages: no external assets, so they work offline.
-var pages = template.Must(template.New("pages").Parse(`
-{{define "head"}}<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#111827}
-main{max-width:420px;margin:0 auto;padding:16px}
-.card{background:#fff;border-radius:12px;padding:20px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
-.banner{background:#fef3c7;color:#92400e;text-align:center;font-size:13px;padding:6px;border-radius:8px;margin-bottom:12px}
-.amount{font-size:36px;font-weight:700;margin:4px 0}
-.muted{color:#6b7280;font-size:14px}
-dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px;font-size:14px;margin:16px 0}
-dt{color:#6b7280}dd{margin:0;word-break:break-all}
-.qr{display:block;width:100%;max-width:260px;height:auto;margin:12px auto;image-rendering:pixelated}
-.buttons{display:grid;gap:10px;margin-top:16px}
-button{font:inherit;font-weight:600;padding:14px;border:0;border-radius:10px;cursor:pointer;color:#fff}
-.pay{background:#059669}.fail{background:#dc2626}.reject{background:#6b7280}
-.status{font-size:22px;font-weight:700}
-.SUCCESS{color:#059669}.FAIL,.REJECT{color:#dc2626}.PENDING{color:#d97706}
-.notice{background:#fee2e2;color:#991b1b;padding:10px;border-radius:8px;margin-top:12px}
-a{color:#2563eb}
-table{width:100%;border-collapse:collapse;font-size:14px}td,th{padding:6px;border-bottom:1px solid #e5e7eb;text-align:left}
-</style>
-</head>
-<body><main>
-<div class="banner">Sandbox: no real money moves</div>
-{{end}}
-
-{{define "foot"}}</main></body></html>
-{{end}}
-
-{{define "page"}}{{template "head" .}}
-<div class="card">
-<div class="muted">Pay {{.Merchant}} <span>({{.MerchantVPA}})</span></div>
-<div class="amount">₹{{.Amount}}</div>
-<div>{{.Order.Note}}</div>
-<dl>
-<dt>Order</dt><dd>{{.Order.OrderID}}</dd>
-<dt>Customer</dt><dd>{{.Order.Customer.Name}}</dd>
-<dt>E-mail</dt><dd>{{.Email}}</dd>
-<dt>Mobile</dt><dd>{{.Mobile}}</dd>
-{{if .VPA}}<dt>UPI ID</dt><dd>{{.VPA}}</dd>{{end}}
-{{if .Expires}}<dt>Expires</dt><dd>{{.Expires}}</dd>{{end}}
-</dl>
-{{if .Pending}}
-<img class="qr" src="{{.QR}}" alt="UPI QR code for order {{.Order.OrderID}}" width="260" height="260">
-<p class="muted" style="text-align:center"><a href="{{.UPILink}}">Open in a UPI app</a></p>
-<form method="post" action="{{.PayAction}}" class="buttons">
-<input type="hidden" name="return" value="page">
-<button class="pay" name="result" value="SUCCESS">Pay ₹{{.Amount}}</button>
-<button class="fail" name="result" value="FAIL">Fail</button>
-<button class="reject" name="result" value="REJECT">Reject</button>
-</form>
-{{else}}
-<div class="status {{.Order.Status}}">{{.Order.Status}}</div>
-{{if .Outcome}}<p>{{.Outcome}}</p>{{end}}
-{{if .Order.UTR}}<p>UTR <strong>{{.Order.UTR}}</strong></p>{{end}}
-{{if .SettledLocal}}<p class="muted">{{.SettledLocal}}</p>{{end}}
-{{if .ReturnURL}}<p><a href="{{.ReturnURL}}">Return to {{.Merchant}}</a></p>{{end}}
-{{end}}
-{{if .Problem}}<div class="notice">{{.Problem}}</div>{{end}}
-</div>
-{{template "foot" .}}{{end}}
-
-{{define "notfound"}}{{template "head" .}}
-<div class="card"><div class="status FAIL">Order not found</div>
-<p>No order <strong>{{.ID}}</strong> exists in this sandbox.</p></div>
-{{template "foot" .}}{{end}}
-
-{{define "index"}}{{template "head" .}}
-<div class="card">
-<div class="status">{{.Merchant}}</div>
-<p class="muted">MID {{.MID}}. API under <code>/v1/payments/</code>; orders as JSON at <a href="/sandbox/orders">/sandbox/orders</a>.</p>
-{{if .Orders}}<table><tr><th>Order</th><th>₹</th><th>Status</th></tr>
-{{range .Orders}}<tr><td><a href="/sandbox/pay/{{.OrderID}}">{{.OrderID}}</a></td><td>{{.Amount}}</td><td class="{{.Status}}">{{.Status}}</td></tr>
-{{end}}</table>{{else}}<p>No orders yet.</p>{{end}}
-</div>
-{{template "foot" .}}{{end}}
-`))
+// logPageError logs what a page does not show: the error itself.
+func (s *Service) logPageError(r *http.Request, msg string, err error, attrs ...slog.Attr) {
+	if l := s.cfg.logger; l != nil {
+		attrs = append(attrs, slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+		l.LogAttrs(r.Context(), slog.LevelWarn, msg, attrs...)
+	}
+}

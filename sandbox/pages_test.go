@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
@@ -10,8 +12,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,62 +42,14 @@ func get(t *testing.T, s *Server, path string) answer {
 	return answer{resp.StatusCode, resp.Header, b}
 }
 
-func TestHostedPage(t *testing.T) {
-	s := fixed(t, WithMerchant("Chai & Co", "chai.co@okicici"))
-	call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "p/1"))
-
-	a := get(t, s, "/sandbox/pay/p%2F1")
-	require.Equal(t, 200, a.code)
-	assert.Equal(t, "text/html; charset=utf-8", a.header.Get("Content-Type"))
-	html := string(a.body)
-	for _, want := range []string{
-		`<meta name="viewport" content="width=device-width, initial-scale=1">`,
-		`₹250.00`, `Invoice 7`, `Chai &amp; Co`, `chai.co@okicici`,
-		`r***@example.com`, `******3210`, `ra***@oksbi`,
-		`<img class="qr" src="/sandbox/qr/p%2F1.png"`,
-		`<form method="post" action="/sandbox/orders/p%2F1/pay"`,
-		`<input type="hidden" name="return" value="page">`,
-		`name="result" value="SUCCESS">Pay ₹250.00</button>`,
-		`name="result" value="FAIL">Fail</button>`,
-		`name="result" value="REJECT">Reject</button>`,
-		`href="upi://pay?pa=chai.co@okicici&amp;pn=Chai%20%26%20Co`,
-	} {
-		assert.Contains(t, html, want)
-	}
-	assert.NotContains(t, html, "ravi@example.com")
-	assert.NotContains(t, html, "9876543210")
-	assert.NotContains(t, html, "ravi.kumar@oksbi")
-	assert.NotContains(t, html, "<script")
-	assert.NotContains(t, html, "http://", "no external assets")
-
-	// Pressing Pay on a request: back to the page, which shows the result.
-	resp, err := noRedirect(s).PostForm(s.URL()+"/sandbox/orders/p%2F1/pay", url.Values{"result": {"SUCCESS"}, "return": {"page"}})
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
-	assert.Equal(t, "/sandbox/pay/p%2F1", resp.Header.Get("Location"))
-	o, _ := s.Order("p/1")
-	html = string(get(t, s, "/sandbox/pay/p%2F1").body)
-	assert.Contains(t, html, `<div class="status SUCCESS">SUCCESS</div>`)
-	assert.Contains(t, html, o.UTR)
-	assert.NotContains(t, html, "<form")
-
-	// Pressing Pay again: the page says why nothing happened.
-	resp, err = noRedirect(s).PostForm(s.URL()+"/sandbox/orders/p%2F1/pay", url.Values{"return": {"page"}})
-	require.NoError(t, err)
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.Equal(t, 200, resp.StatusCode)
-	assert.Contains(t, string(b), "order already settled")
-}
-
 func TestHostedPageIntentRedirects(t *testing.T) {
 	tests := []struct {
 		name, redirect, result, location string
 	}{
-		{"pay", "https://shop.example/done", "SUCCESS", "https://shop.example/done?order_id=i-1"},
-		{"fail keeps query", "https://shop.example/done?cart=9", "FAIL", "https://shop.example/done?cart=9&order_id=i-1"},
-		{"reject", "http://127.0.0.1:9/back", "REJECT", "http://127.0.0.1:9/back?order_id=i-1"},
+		{"pay", "https://shop.example/done", "SUCCESS", "https://shop.example/done"},
+		{"fail keeps query", "https://shop.example/done?cart=9&b=2&a=1", "FAIL", "https://shop.example/done?cart=9&b=2&a=1"},
+		{"reject", "http://127.0.0.1:9/back", "REJECT", "http://127.0.0.1:9/back"},
+		{"own order_id kept", "https://shop.example/done?order_id=mine", "SUCCESS", "https://shop.example/done?order_id=mine"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +120,9 @@ func TestControlEndpoints(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return answer{resp.StatusCode, resp.Header, b}
 	}
-	a := postPay("c-1", nil) // default SUCCESS
+	a := postPay("c-1", nil) // no default result
+	require.Equal(t, 400, a.code, "%s", a.body)
+	a = postPay("c-1", url.Values{"result": {"SUCCESS"}})
 	require.Equal(t, 200, a.code, "%s", a.body)
 	var o Order
 	require.NoError(t, json.Unmarshal(a.body, &o))
@@ -178,10 +138,10 @@ func TestControlEndpoints(t *testing.T) {
 		msg      string
 	}{
 		{"settled", "c-1", url.Values{"result": {"FAIL"}}, 409, "already settled"},
-		{"unknown", "zzz", nil, 404, "not found"},
+		{"unknown", "zzz", url.Values{"result": {"FAIL"}}, 404, "not found"},
 		{"bad result", "c-3", url.Values{"result": {"LATER"}}, 400, "result must be"},
-		{"bad utr", "c-3", url.Values{"utr": {"12 34"}}, 400, "utr must be"},
-		{"bad amount", "c-3", url.Values{"amount": {"1.234"}}, 400, "paid amount must be"},
+		{"bad utr", "c-3", url.Values{"result": {"SUCCESS"}, "utr": {"12 34"}}, 400, "utr must be"},
+		{"bad amount", "c-3", url.Values{"result": {"SUCCESS"}, "amount": {"1.234"}}, 400, "paid amount must be"},
 		{"lower case result, own utr and amount", "c-3", url.Values{"result": {"reject"}, "utr": {"R123"}, "amount": {"1.08"}}, 200, ""},
 	}
 	for _, tt := range tests {
@@ -224,22 +184,6 @@ func TestControlEndpoints(t *testing.T) {
 	assert.Contains(t, html, DefaultMID)
 }
 
-func TestIntentExpiryOnPage(t *testing.T) {
-	clock := newFakeClock()
-	s := Start(t, WithClock(clock.Now))
-	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "e-1"))
-	clock.Advance(DefaultIntentTTL + 1)
-	resp, err := s.HTTPClient().PostForm(s.URL()+"/sandbox/orders/e-1/pay", nil)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusGone, resp.StatusCode)
-	resp, err = noRedirect(s).PostForm(s.URL()+"/sandbox/orders/e-1/pay", url.Values{"return": {"page"}})
-	require.NoError(t, err)
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.Contains(t, string(b), "intent expired")
-}
-
 // TestMountedHandler serves the sandbox from another server: links follow
 // the Host the client used, or WithPublicURL.
 func TestMountedHandler(t *testing.T) {
@@ -255,14 +199,14 @@ func TestMountedHandler(t *testing.T) {
 	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	assert.Contains(t, string(b), `"payment_link":"`+outer.URL+`/sandbox/pay/ORD`)
+	assert.Contains(t, string(b), `"payment_link":"`+outer.URL+`/sandbox/pay/utz_`)
 	assert.Equal(t, 1, s.OrderCount(), "shared state")
 	s.Close() // waits for the handler, so the log is complete
 	assert.Contains(t, logs.String(), "op=createPaymentLink status=200")
 
 	p := fixed(t, WithPublicURL("https://pay.example"))
 	d := call(t, p, OpCreatePaymentRequest, requestForm(p)).json(t)["data"].(map[string]any)
-	assert.True(t, strings.HasPrefix(d["payment_url"].(string), "https://pay.example/sandbox/pay/ORD"))
+	assert.True(t, strings.HasPrefix(d["payment_url"].(string), "https://pay.example/sandbox/pay/"), d["payment_url"])
 }
 
 func TestMasks(t *testing.T) {
@@ -275,4 +219,270 @@ func TestMasks(t *testing.T) {
 	assert.Equal(t, "***@oksbi", mask.VPA("ü@oksbi"), "a short handle is hidden whole")
 	assert.Equal(t, "***", mask.VPA("no-at-sign"))
 	assert.Equal(t, "", mask.VPA(""))
+}
+
+// cardOf returns the page's content, from its card to the end of main: what
+// the golden files hold, without the shared head and style.
+func cardOf(t *testing.T, page []byte) string {
+	t.Helper()
+	s := string(page)
+	i, j := strings.Index(s, `<div class="card">`), strings.LastIndex(s, `</main>`)
+	require.True(t, i >= 0 && j > i, "no card in the page:\n%s", s)
+	return s[i:j]
+}
+
+// goldenHTML compares the page's card to testdata/pages/name.html.
+func goldenHTML(t *testing.T, name string, page []byte) {
+	t.Helper()
+	got := cardOf(t, page)
+	path := filepath.Join("testdata", "pages", name+".html")
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create %s", path)
+	assert.Equal(t, string(want), got, "golden %s", path)
+}
+
+// checkPageBasics checks what every hosted page has: a language, a title,
+// the headers that keep it local, labelled buttons, and nothing fetched from
+// elsewhere.
+func checkPageBasics(t *testing.T, a answer) {
+	t.Helper()
+	html := string(a.body)
+	assert.Equal(t, "text/html; charset=utf-8", a.header.Get("Content-Type"))
+	assert.Equal(t, "no-store", a.header.Get("Cache-Control"))
+	assert.Contains(t, a.header.Get("Content-Security-Policy"), "default-src 'none'")
+	assert.Contains(t, html, `<html lang="en">`)
+	assert.Regexp(t, `<title>[^<]*\S[^<]*</title>`, html)
+	assert.Contains(t, html, `<meta name="viewport" content="width=device-width, initial-scale=1">`)
+	for _, b := range buttonRe.FindAllStringSubmatch(html, -1) {
+		assert.True(t, strings.TrimSpace(b[2]) != "" || strings.Contains(b[1], `aria-label="`), "unlabelled button %s", b[0])
+	}
+	for _, m := range fetchedRe.FindAllStringSubmatch(html, -1) {
+		assert.Regexp(t, `^(/|data:)`, m[1], "page fetches %s", m[0])
+	}
+	assert.Contains(t, html, `<link rel="icon" href="data:,">`, "no favicon request")
+	assert.NotContains(t, html, "<script")
+	assert.NotContains(t, html, "@import")
+	assert.NotContains(t, html, "url(")
+}
+
+var (
+	buttonRe  = regexp.MustCompile(`<button([^>]*)>([^<]*)</button>`)
+	fetchedRe = regexp.MustCompile(`<(?:img|link|script|iframe|source)\b[^>]*\b(?:src|href)="([^"]*)"`)
+)
+
+// pageStates builds one order in each state a hosted page shows.
+func pageStates(t *testing.T) (*Server, *fakeClock) {
+	t.Helper()
+	clock := newFakeClock()
+	s := Start(t, WithSeed(1), WithClock(clock.Now), WithIntentTTL(10*time.Minute), WithMerchant("Chai & Co", "chai.co@okicici"))
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "utz_65f1c2ab3d4e5", "amount", "100000"))
+	call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "req/1"))
+	call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "req-paid"))
+	call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "req-failed"))
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "ord_0123456789abcdefghijklmnop", "amount", "1000"))
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "paid-early"))
+	_, err := s.Settle("req-paid", StatusSuccess, "UTR123456789")
+	require.NoError(t, err)
+	_, err = s.Settle("paid-early", StatusSuccess, "UTR987654321")
+	require.NoError(t, err)
+	_, err = s.Settle("req-failed", StatusFail, "")
+	require.NoError(t, err)
+	clock.Advance(5 * time.Minute)
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "fresh", "amount", "999"))
+	clock.Advance(5*time.Minute + time.Second) // the first three intents expire; one was paid
+	return s, clock
+}
+
+func TestHostedPageStates(t *testing.T) {
+	s, _ := pageStates(t)
+	tests := []struct {
+		name, id string
+		want     []string
+		qr, form bool
+	}{
+		{"intent_payable", "fresh", []string{"₹999.00", "Expires</dt><dd>2025-01-15 15:45:00 IST", `name="result" value="SUCCESS">Pay ₹999.00</button>`}, true, true},
+		{"request_payable", "req/1", []string{"Payment request sent to ra***@oksbi", "approves it in their UPI app"}, false, true},
+		{"intent_expired", "utz_65f1c2ab3d4e5", []string{"₹1,00,000.00", `<p class="status EXPIRED">Expired</p>`, "expired at 2025-01-15 15:40:00 IST"}, false, false},
+		{"request_success", "req-paid", []string{`<p class="status SUCCESS">SUCCESS</p>`, "UTR <strong>UTR123456789</strong>"}, false, false},
+		{"request_fail", "req-failed", []string{`<p class="status FAIL">FAIL</p>`, "no money moved"}, false, false},
+		// Paid before its expiry: the page shows the payment, not the expiry,
+		// and a way back to the merchant's redirect_url as given.
+		{"intent_paid", "paid-early", []string{`<p class="status SUCCESS">SUCCESS</p>`, "Payment to Chai &amp; Co", `<a href="https://shop.example/done">Return to Chai &amp; Co</a>`}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := get(t, s, pagePath(tt.id))
+			require.Equal(t, http.StatusOK, a.code)
+			checkPageBasics(t, a)
+			html := string(a.body)
+			for _, w := range tt.want {
+				assert.Contains(t, html, w)
+			}
+			assert.Equal(t, tt.qr, strings.Contains(html, `<img class="qr"`), "QR shown")
+			assert.Equal(t, tt.form, strings.Contains(html, "<form"), "payer's buttons shown")
+			assert.NotContains(t, html, "ravi@example.com")
+			assert.NotContains(t, html, "9876543210")
+			assert.NotContains(t, html, "ravi.kumar@oksbi")
+			goldenHTML(t, tt.name, a.body)
+		})
+	}
+}
+
+func TestHostedPagePayable(t *testing.T) {
+	s, _ := pageStates(t)
+	html := string(get(t, s, "/sandbox/pay/fresh").body)
+	for _, want := range []string{
+		`<title>Pay ₹999.00 to Chai &amp; Co</title>`,
+		`<img class="qr" src="/sandbox/qr/fresh.png" alt="UPI QR code to pay ₹999.00 for order fresh"`,
+		`href="upi://pay?pa=chai.co@okicici&amp;pn=Chai%20%26%20Co`,
+		`<form method="post" action="/sandbox/orders/fresh/pay"`,
+		`<input type="hidden" name="return" value="page">`,
+		`name="result" value="FAIL">Fail</button>`,
+		`name="result" value="REJECT">Reject</button>`,
+	} {
+		assert.Contains(t, html, want)
+	}
+	// Every button posts an explicit result.
+	assert.Len(t, regexp.MustCompile(`<button [^>]*name="result" value="(SUCCESS|FAIL|REJECT)"`).FindAllString(html, -1), 3)
+	assert.Contains(t, string(get(t, s, "/sandbox/pay/req%2F1").body), `action="/sandbox/orders/req%2F1/pay"`)
+}
+
+func TestHostedPageExpiresOnTheClock(t *testing.T) {
+	clock := newFakeClock()
+	s := Start(t, WithClock(clock.Now), WithIntentTTL(time.Minute))
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "e-1"))
+	clock.Advance(time.Minute) // at the expiry itself it can still be paid
+	assert.Contains(t, string(get(t, s, "/sandbox/pay/e-1").body), `<img class="qr"`)
+	clock.Advance(time.Nanosecond)
+	html := string(get(t, s, "/sandbox/pay/e-1").body)
+	assert.Contains(t, html, `<title>Payment expired – Sandbox Merchant</title>`)
+	assert.NotContains(t, html, `<img class="qr"`)
+	assert.NotContains(t, html, "Pay ₹")
+}
+
+// TestHostedPageProblems presses buttons that change nothing: the page says
+// why in words, and only the log has the error.
+func TestHostedPageProblems(t *testing.T) {
+	var logs bytes.Buffer
+	clock := newFakeClock()
+	s := Start(t, WithClock(clock.Now), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "x-1"))
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "x-2"))
+	_, err := s.Settle("x-1", StatusFail, "")
+	require.NoError(t, err)
+	clock.Advance(DefaultIntentTTL + time.Second)
+
+	tests := []struct{ id, want string }{
+		{"x-1", "This order already has a final status, so nothing changed."},
+		{"x-2", "This payment expired before it was paid, so nothing changed."},
+	}
+	for _, tt := range tests {
+		resp, err := noRedirect(s).PostForm(s.URL()+"/sandbox/orders/"+tt.id+"/pay", url.Values{"result": {"SUCCESS"}, "return": {"page"}})
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Contains(t, string(b), `<p class="notice" role="alert">`+tt.want+`</p>`)
+		assertNoErrorText(t, string(b))
+	}
+	s.Close() // waits for the handlers, so the log is complete
+	assert.Contains(t, logs.String(), ErrOrderSettled.Error())
+	assert.Contains(t, logs.String(), ErrIntentExpired.Error())
+}
+
+// assertNoErrorText checks that a page shows none of the sandbox's errors.
+func assertNoErrorText(t *testing.T, html string) {
+	t.Helper()
+	for _, err := range []error{ErrOrderNotFound, ErrOrderSettled, ErrInvalidResult, ErrInvalidUTR, ErrIntentExpired, ErrInvalidAmount} {
+		assert.NotContains(t, html, err.Error())
+	}
+	assert.NotContains(t, html, "sandbox: ")
+}
+
+func TestProblemText(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{fmt.Errorf("settling: %w", ErrOrderSettled), "already has a final status"},
+		{ErrIntentExpired, "expired before it was paid"},
+		{ErrInvalidResult, "Choose Pay, Fail or Reject."},
+		{errors.New("open /var/db: permission denied"), "The sandbox could not record that"},
+	}
+	for _, tt := range tests {
+		got := problemText(tt.err)
+		if tt.want == "" {
+			assert.Empty(t, got)
+			continue
+		}
+		assert.Contains(t, got, tt.want)
+		assert.NotContains(t, got, tt.err.Error())
+	}
+}
+
+// TestRenderFailure: a page that cannot be drawn answers an apology, and
+// the log has the error.
+func TestRenderFailure(t *testing.T) {
+	var logs bytes.Buffer
+	s := fixed(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	w := httptest.NewRecorder()
+	s.render(w, httptest.NewRequest("GET", "/sandbox/pay/x", nil), http.StatusOK, "order.html", struct{ Title string }{"x"})
+	assert.Equal(t, http.StatusInternalServerError, w.Code)
+	assert.Equal(t, "The sandbox could not show this page. Its log says why.\n", w.Body.String())
+	assert.Contains(t, logs.String(), "hosted page failed")
+	assert.Contains(t, logs.String(), "template=order.html")
+	assert.Contains(t, logs.String(), "can't evaluate field")
+}
+
+func TestNotFoundPage(t *testing.T) {
+	s := fixed(t)
+	a := get(t, s, "/sandbox/pay/%3Cb%3Enope")
+	assert.Equal(t, http.StatusNotFound, a.code)
+	checkPageBasics(t, a)
+	html := string(a.body)
+	assert.Contains(t, html, `<title>Order not found – sandbox</title>`)
+	assert.Contains(t, html, `<a href="/">See all orders in this sandbox</a>`)
+	assert.Contains(t, html, `<strong>&lt;b&gt;nope</strong>`, "the id escaped")
+	assertNoErrorText(t, html)
+	goldenHTML(t, "notfound", a.body)
+}
+
+func TestIndexPage(t *testing.T) {
+	empty := get(t, fixed(t), "/")
+	checkPageBasics(t, empty)
+	assert.Contains(t, string(empty.body), "No orders yet.")
+
+	s, _ := pageStates(t)
+	a := get(t, s, "/")
+	require.Equal(t, http.StatusOK, a.code)
+	checkPageBasics(t, a)
+	html := string(a.body)
+	assert.Contains(t, html, `<title>Orders – Chai &amp; Co sandbox</title>`)
+	assert.Contains(t, html, `<main class="wide">`)
+	assert.Contains(t, html, `<a href="/sandbox/pay/req%2F1">req/1</a>`)
+	assert.Contains(t, html, `<td class="num">₹1,00,000.00</td>`)
+	assert.Contains(t, html, `<td class="st PENDING">PENDING<span class="sub">expired</span></td>`)
+	assert.Equal(t, 2, strings.Count(html, "expired</span>"), "the two old unpaid intents")
+	assert.Contains(t, html, `<td class="st SUCCESS">SUCCESS</td></tr>
+<tr><td class="id"><a href="/sandbox/pay/fresh">`, "the old paid intent")
+	goldenHTML(t, "index", a.body)
+}
+
+// TestQRCodeTooLong: a note too long for any QR code gets an apology, and
+// the log has the error.
+func TestQRCodeTooLong(t *testing.T) {
+	var logs bytes.Buffer
+	s := fixed(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "long", "note", strings.Repeat("x", 5000)))
+	a := get(t, s, "/sandbox/qr/long.png")
+	assert.Equal(t, http.StatusInternalServerError, a.code)
+	assert.Equal(t, "The sandbox could not draw this QR code. Its log says why.\n", string(a.body))
+	s.Close() // waits for the handlers, so the log is complete
+	assert.Contains(t, logs.String(), "QR code failed")
+	assert.Contains(t, logs.String(), "order_id=long")
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -17,7 +18,7 @@ func qrPNG(text string) ([]byte, error) { return qrcode.PNG(text, qrScale) }
 
 // serveQR answers GET /sandbox/qr/{order_id}.png with the QR code of the
 // order's UPI link: what the intent's dynamicQR points to.
-func (s *Server) serveQR(w http.ResponseWriter, r *http.Request) {
+func (s *Service) serveQR(w http.ResponseWriter, r *http.Request) {
 	id, ok := strings.CutSuffix(r.PathValue("file"), ".png")
 	o, found := s.Order(id)
 	if !ok || !found {
@@ -26,7 +27,8 @@ func (s *Server) serveQR(w http.ResponseWriter, r *http.Request) {
 	}
 	png, err := qrPNG("upi://pay?" + s.upiQuery(&o))
 	if err != nil { // only for links longer than a QR code holds
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		s.logPageError(r, "QR code failed", err, slog.String("order_id", id))
+		http.Error(w, "The sandbox could not draw this QR code. Its log says why.", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "image/png")

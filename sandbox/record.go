@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -16,90 +19,183 @@ type RecordedRequest struct {
 	// pages, QR images and control endpoints.
 	Op string
 	// Header is the request header with Authorization (and
-	// Proxy-Authorization) replaced by "Basic [REDACTED]".
+	// Proxy-Authorization) replaced by "Basic [REDACTED]", and the secret
+	// key and the Basic credential pair removed from every other value.
 	Header http.Header
 	// Form holds the body's fields, whether sent form-encoded, multipart or
-	// as JSON (numbers as written), plus URL query values. Nil when the body
-	// could not be read.
+	// as JSON (numbers as written), plus URL query values, with the same
+	// secrets removed. It is at most 4 KiB; longer values are cut. Bodies
+	// are kept only for API calls with valid credentials: Form is nil for
+	// other requests without a query.
 	Form url.Values
+	// FormTruncated reports that Form was cut to its size limit.
+	FormTruncated bool
 	// Status is the HTTP status answered; 0 when the connection was reset or
 	// the request ended before an answer.
 	Status int
 	// Fault reports that a scripted fault applied to the request.
 	Fault bool
+
+	size int // bytes it holds, for the log's cap
 }
 
-const redacted = "[REDACTED]"
+const (
+	redacted = "[REDACTED]"
+	// maxRecordedForm bounds the body fields kept per request.
+	maxRecordedForm = 4 << 10
+)
 
-// record stores a redacted copy of what r carries and returns it for the
-// status to be filled in later.
-func (s *Server) record(r *http.Request, fields map[string]string) *RecordedRequest {
-	h := r.Header.Clone()
-	for _, k := range []string{"Authorization", "Proxy-Authorization"} {
-		if _, ok := h[k]; ok {
-			h[k] = []string{"Basic " + redacted}
+// redactor removes the secret key and the Basic credential pair (in the
+// encodings a client may use) from recorded text.
+type redactor struct{ secrets []string }
+
+func newRedactor(publicKey, secretKey string) redactor {
+	pair := []byte(publicKey + ":" + secretKey)
+	return redactor{secrets: []string{
+		base64.StdEncoding.EncodeToString(pair),
+		base64.RawStdEncoding.EncodeToString(pair),
+		base64.URLEncoding.EncodeToString(pair),
+		base64.RawURLEncoding.EncodeToString(pair),
+		secretKey,
+	}}
+}
+
+func (rd redactor) clean(s string) string {
+	for _, x := range rd.secrets {
+		if x != "" {
+			s = strings.ReplaceAll(s, x, redacted)
 		}
 	}
-	secret := s.cfg.secretKey
+	return s
+}
+
+// header returns a redacted copy of h.
+func (rd redactor) header(h http.Header) http.Header {
+	out := make(http.Header, len(h))
 	for k, vs := range h {
+		if k == "Authorization" || k == "Proxy-Authorization" {
+			out[k] = []string{"Basic " + redacted}
+			continue
+		}
+		c := make([]string, len(vs))
 		for i, v := range vs {
-			if strings.Contains(v, secret) {
-				h[k][i] = redacted
-			}
+			c[i] = rd.clean(v)
 		}
+		out[k] = c
 	}
-	var form url.Values
-	if fields != nil || r.URL.RawQuery != "" {
-		form = r.URL.Query()
-		for k, v := range fields {
-			form.Add(k, v)
-		}
-		// A client that puts the secret in a field must not leak it here.
-		for k, vs := range form {
-			for i, v := range vs {
-				if strings.Contains(v, secret) {
-					form[k][i] = redacted
-				}
-			}
-		}
-	}
+	return out
+}
+
+// requestLog keeps the most recent requests within a byte budget and,
+// optionally, a count.
+type requestLog struct {
+	mu       sync.Mutex
+	reqs     []*RecordedRequest
+	bytes    int
+	maxBytes int
+	maxCount int
+	rd       redactor
+}
+
+func newRequestLog(maxBytes, maxCount int, rd redactor) *requestLog {
+	return &requestLog{maxBytes: maxBytes, maxCount: maxCount, rd: rd}
+}
+
+// add records r with its body fields (nil: none kept) and returns the
+// record for the status to be filled in later.
+func (l *requestLog) add(r *http.Request, fields map[string]string, now time.Time) *RecordedRequest {
 	rec := &RecordedRequest{
-		Time:   s.now(),
+		Time:   now,
 		Method: r.Method,
-		Path:   strings.ReplaceAll(r.URL.Path, secret, redacted),
+		Path:   l.rd.clean(r.URL.Path),
 		Op:     apiOp(r.URL.Path),
-		Header: h,
-		Form:   form,
+		Header: l.rd.header(r.Header),
 	}
-	s.recMu.Lock()
-	s.requests = append(s.requests, rec)
-	if n := s.cfg.requestLogLimit; n > 0 && len(s.requests) > n {
-		s.requests = append(s.requests[:0:0], s.requests[len(s.requests)-n:]...)
+	rec.Form, rec.FormTruncated = l.form(r.URL.Query(), fields)
+	rec.size = recordSize(rec)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = append(l.reqs, rec)
+	l.bytes += rec.size
+	for len(l.reqs) > 1 && (l.bytes > l.maxBytes || l.maxCount > 0 && len(l.reqs) > l.maxCount) {
+		l.bytes -= l.reqs[0].size
+		l.reqs[0] = nil
+		l.reqs = l.reqs[1:]
 	}
-	s.recMu.Unlock()
 	return rec
 }
 
+// form merges query and body fields, redacted and cut to maxRecordedForm.
+func (l *requestLog) form(query url.Values, fields map[string]string) (url.Values, bool) {
+	if fields == nil && len(query) == 0 {
+		return nil, false
+	}
+	all := url.Values{}
+	for k, vs := range query {
+		all[k] = vs
+	}
+	for k, v := range fields {
+		all.Add(k, v)
+	}
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out, left, cut := url.Values{}, maxRecordedForm, false
+	for _, k := range keys {
+		for _, v := range all[k] {
+			v = l.rd.clean(v)
+			room := left - len(k)
+			if room <= 0 {
+				return out, true
+			}
+			if len(v) > room {
+				v, cut = v[:room], true
+			}
+			left -= len(k) + len(v)
+			out.Add(k, v)
+		}
+	}
+	return out, cut
+}
+
+// recordSize estimates the bytes rec holds.
+func recordSize(rec *RecordedRequest) int {
+	n := 128 + len(rec.Method) + len(rec.Path) + len(rec.Op)
+	for k, vs := range rec.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 16
+		}
+	}
+	for k, vs := range rec.Form {
+		for _, v := range vs {
+			n += len(k) + len(v) + 16
+		}
+	}
+	return n
+}
+
 // markFault records that a scripted fault applies to rec.
-func (s *Server) markFault(rec *RecordedRequest) {
-	s.recMu.Lock()
+func (l *requestLog) markFault(rec *RecordedRequest) {
+	l.mu.Lock()
 	rec.Fault = true
-	s.recMu.Unlock()
+	l.mu.Unlock()
 }
 
 // finish fills in what was answered.
-func (s *Server) finish(rec *RecordedRequest, status int, fault bool) {
-	s.recMu.Lock()
-	rec.Status, rec.Fault = status, fault
-	s.recMu.Unlock()
+func (l *requestLog) finish(rec *RecordedRequest, status int) {
+	l.mu.Lock()
+	rec.Status = status
+	l.mu.Unlock()
 }
 
-// Requests returns copies of the recorded requests, oldest first.
-func (s *Server) Requests() []RecordedRequest {
-	s.recMu.Lock()
-	defer s.recMu.Unlock()
-	out := make([]RecordedRequest, len(s.requests))
-	for i, r := range s.requests {
+// snapshot returns copies of the records, oldest first.
+func (l *requestLog) snapshot() []RecordedRequest {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]RecordedRequest, len(l.reqs))
+	for i, r := range l.reqs {
 		out[i] = *r
 		out[i].Header = r.Header.Clone()
 		out[i].Form = cloneValues(r.Form)
@@ -107,11 +203,17 @@ func (s *Server) Requests() []RecordedRequest {
 	return out
 }
 
-// ClearRequests forgets the recorded requests.
-func (s *Server) ClearRequests() {
-	s.recMu.Lock()
-	s.requests = nil
-	s.recMu.Unlock()
+// storedBytes is what the log holds now, by recordSize.
+func (l *requestLog) storedBytes() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.bytes
+}
+
+func (l *requestLog) clear() {
+	l.mu.Lock()
+	l.reqs, l.bytes = nil, 0
+	l.mu.Unlock()
 }
 
 func cloneValues(v url.Values) url.Values {

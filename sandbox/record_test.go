@@ -53,7 +53,7 @@ func TestRequestsAreRecordedWithoutSecrets(t *testing.T) {
 	assert.Equal(t, "r-1", recs[1].Form.Get("order_id"))
 
 	assert.Equal(t, "[REDACTED]", recs[2].Form.Get("secret"))
-	assert.Equal(t, "[REDACTED]", recs[2].Header.Get("X-Debug"))
+	assert.Equal(t, "key=[REDACTED]", recs[2].Header.Get("X-Debug"))
 	assert.Equal(t, "Basic [REDACTED]", recs[2].Header.Get("Proxy-Authorization"))
 	assert.Equal(t, 400, recs[2].Status)
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -177,22 +176,6 @@ func (st *store) count() int {
 
 // maxPaise is the service's largest amount, 100000 rupees.
 const maxPaise = 100000 * 100
-
-// parseRupees reads "1", "1.5" or "1.08" as paise, without floats.
-func parseRupees(s string) (int64, bool) {
-	whole, frac, dot := strings.Cut(s, ".")
-	if whole == "" || len(whole) > 6 || len(frac) > 2 || dot && frac == "" {
-		return 0, false
-	}
-	var p int64
-	for _, c := range whole + (frac + "00")[:2] {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		p = p*10 + int64(c-'0')
-	}
-	return p, p > 0 && p <= maxPaise
-}
 
 // validUTR accepts what banks use as a reference: letters and digits, at most 35.
 func validUTR(s string) bool {

@@ -10,9 +10,12 @@ import (
 	"mime/multipart"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // API operation names, as Fault.Op and RecordedRequest.Op use them.
@@ -25,7 +28,7 @@ const (
 
 // opFields lists the fields each operation accepts, in the order they are
 // checked (the document's table order), and which are required. Anything else
-// is refused: a strict sandbox catches a client that sends what it should not.
+// is ignored, or refused under Strict.
 var opFields = map[string][]fieldRule{
 	OpCreatePaymentIntent: {
 		{"mid", true}, {"amount", true}, {"order_id", false}, {"redirect_url", true},
@@ -48,7 +51,6 @@ type fieldRule struct {
 }
 
 var (
-	amountRE = regexp.MustCompile(`^[1-9][0-9]{0,5}$`)
 	vpaRE    = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+$`)
 	emailRE  = regexp.MustCompile(`^[A-Za-z0-9.!#$%&'*+/=?^_{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$`)
 	mobileRE = regexp.MustCompile(`^[0-9]{10}$`)
@@ -57,17 +59,30 @@ var (
 // maxOrderIDLen bounds merchant order ids; ids go into paths and links.
 const maxOrderIDLen = 100
 
+// checkAmount reads an amount in rupees as the live service takes it:
+// "499", "123.00", 123.0, exactly (no float). A fraction of a rupee is
+// refused unless fractional.
+func checkAmount(v string, fractional bool) (int64, string) {
+	p, err := wire.ParseDecimalPaise(v)
+	switch {
+	case err != nil || p < 100 || p > maxPaise:
+		return 0, "amount must be a number of rupees from 1 to 100000"
+	case p%100 != 0 && !fractional:
+		return 0, "amount must be a whole number of rupees"
+	}
+	return p, ""
+}
+
 // checkField returns the problem with one present field, or "".
-func checkField(name, v string) string {
+func checkField(name, v string, fractional bool) string {
 	switch name {
 	case "mid":
 		if v == "" {
 			return "mid is required"
 		}
 	case "amount":
-		if !amountRE.MatchString(v) || len(v) == 6 && v != "100000" {
-			return "amount must be a whole number of rupees from 1 to 100000"
-		}
+		_, p := checkAmount(v, fractional)
+		return p
 	case "order_id":
 		if v == "" || len(v) > maxOrderIDLen || strings.IndexFunc(v, badIDRune) >= 0 {
 			return fmt.Sprintf("order_id must be 1 to %d characters without spaces or control characters", maxOrderIDLen)
@@ -99,17 +114,56 @@ func checkField(name, v string) string {
 
 func badIDRune(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
-// validate checks fields against op's rules and returns the first problem in
-// a stable order: unknown fields (by name), then the table order.
-func validate(op string, fields map[string]string) string {
-	rules := opFields[op]
-	var unknown []string
-	for k := range fields {
-		known := false
-		for _, r := range rules {
-			known = known || r.name == k
+// rules says how validate judges a body.
+type rules struct {
+	strict     bool // refuse unknown fields and nulls
+	fractional bool // accept amounts to the paisa
+}
+
+// validate checks f against op's fields and returns the first problem in a
+// stable order: (strict only) unknown fields and nulls by name, then the
+// document's table order. Without strict, unknown fields are ignored and a
+// null is an absent field.
+func validate(op string, f form, rl rules) string {
+	known := opFields[op]
+	isKnown := func(k string) bool {
+		return slices.ContainsFunc(known, func(r fieldRule) bool { return r.name == k })
+	}
+	if rl.strict {
+		if p := strictProblem(op, f, isKnown); p != "" {
+			return p
 		}
-		if !known {
+	}
+	for _, k := range f.odd {
+		if isKnown(k) {
+			return k + " must be a string or a number"
+		}
+	}
+	for _, r := range known {
+		v, ok := f.vals[r.name]
+		if !ok {
+			if r.required {
+				return r.name + " is required"
+			}
+			continue
+		}
+		if p := checkField(r.name, v, rl.fractional); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// strictProblem names the first unknown field or null, or returns "".
+func strictProblem(op string, f form, isKnown func(string) bool) string {
+	var unknown []string
+	for k := range f.vals {
+		if !isKnown(k) {
+			unknown = append(unknown, k)
+		}
+	}
+	for _, k := range slices.Concat(f.odd, f.nulls) {
+		if !isKnown(k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -117,109 +171,113 @@ func validate(op string, fields map[string]string) string {
 		sort.Strings(unknown)
 		return fmt.Sprintf("%s is not accepted by %s", unknown[0], op)
 	}
-	for _, r := range rules {
-		v, ok := fields[r.name]
-		if !ok {
-			if r.required {
-				return r.name + " is required"
-			}
-			continue
-		}
-		if p := checkField(r.name, v); p != "" {
-			return p
-		}
+	if len(f.nulls) > 0 {
+		n := slices.Clone(f.nulls)
+		sort.Strings(n)
+		return n[0] + " must not be null"
 	}
 	return ""
+}
+
+// form is a request body read into single-valued fields.
+type form struct {
+	vals  map[string]string // strings, and JSON numbers as written
+	nulls []string          // JSON fields sent as null (absent from vals)
+	odd   []string          // JSON fields sent as booleans, arrays or objects
 }
 
 // errUnsupportedType marks a body in a Content-Type the sandbox does not read.
 var errUnsupportedType = errors.New("Content-Type must be application/x-www-form-urlencoded, multipart/form-data or application/json")
 
-// parseFields reads a form-encoded, multipart or JSON body into single-valued
-// fields. A field given twice is an error: which one would win is unclear.
-func parseFields(contentType string, body []byte) (map[string]string, error) {
+// parseFields reads a form-encoded, multipart or JSON body. A field given
+// twice is an error: which one would win is unclear. Content-Type
+// parameters such as charset=utf-8 are accepted; bodies are UTF-8.
+func parseFields(contentType string, body []byte) (form, error) {
 	mt, params, _ := mime.ParseMediaType(contentType)
+	trimmed := bytes.TrimSpace(body)
 	switch {
 	case mt == "application/json" || strings.HasSuffix(mt, "+json") ||
-		mt == "" && len(bytes.TrimSpace(body)) > 0 && bytes.TrimSpace(body)[0] == '{':
+		mt == "" && len(trimmed) > 0 && trimmed[0] == '{':
 		return parseJSONFields(body)
 	case mt == "application/x-www-form-urlencoded" || mt == "":
 		vals, err := url.ParseQuery(string(body))
 		if err != nil {
-			return nil, errors.New("body is not valid form encoding")
+			return form{}, errors.New("body is not valid form encoding")
 		}
 		return single(vals)
 	case mt == "multipart/form-data":
 		return parseMultipart(body, params["boundary"])
 	}
-	return nil, errUnsupportedType
+	return form{}, errUnsupportedType
 }
 
-func single(vals map[string][]string) (map[string]string, error) {
+func single(vals map[string][]string) (form, error) {
 	out := make(map[string]string, len(vals))
 	for k, vs := range vals {
 		if len(vs) != 1 {
-			return nil, fmt.Errorf("%s must be given once", k)
+			return form{}, fmt.Errorf("%s must be given once", k)
 		}
 		out[k] = vs[0]
 	}
-	return out, nil
+	return form{vals: out}, nil
 }
 
-// parseJSONFields reads a flat JSON object of strings and numbers (the PHP
-// clients send amount as either). Numbers are kept as written.
-func parseJSONFields(body []byte) (map[string]string, error) {
+// parseJSONFields reads a flat JSON object. Strings are unescaped ("\/"
+// included), numbers kept as written, nulls and other values noted.
+func parseJSONFields(body []byte) (form, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("body must be a JSON object")
+		return form{}, errors.New("body must be a JSON object")
 	}
-	out := make(map[string]string)
+	f := form{vals: map[string]string{}}
+	seen := map[string]bool{}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil, errors.New("body is not valid JSON")
+			return form{}, errors.New("body is not valid JSON")
 		}
 		key := t.(string) // inside an object, Token returns keys as strings
-		t, err = dec.Token()
-		if err != nil {
-			return nil, errors.New("body is not valid JSON")
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return form{}, errors.New("body is not valid JSON")
 		}
-		var v string
-		switch t := t.(type) {
+		if seen[key] {
+			return form{}, fmt.Errorf("%s must be given once", key)
+		}
+		seen[key] = true
+		switch v := v.(type) {
 		case string:
-			v = t
+			f.vals[key] = v
 		case json.Number:
-			v = t.String()
+			f.vals[key] = v.String()
+		case nil:
+			f.nulls = append(f.nulls, key)
 		default:
-			return nil, fmt.Errorf("%s must be a string or a number", key)
+			f.odd = append(f.odd, key)
 		}
-		if _, dup := out[key]; dup {
-			return nil, fmt.Errorf("%s must be given once", key)
-		}
-		out[key] = v
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, errors.New("body is not valid JSON")
+		return form{}, errors.New("body is not valid JSON")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("body must hold one JSON object")
+		return form{}, errors.New("body must hold one JSON object")
 	}
-	return out, nil
+	return f, nil
 }
 
 // parseMultipart reads what PHP's curl sends for an array body.
-func parseMultipart(body []byte, boundary string) (map[string]string, error) {
+func parseMultipart(body []byte, boundary string) (form, error) {
 	if boundary == "" {
-		return nil, errors.New("multipart body without boundary")
+		return form{}, errors.New("multipart body without boundary")
 	}
-	form, err := multipart.NewReader(bytes.NewReader(body), boundary).ReadForm(int64(len(body)) + 1024)
+	mf, err := multipart.NewReader(bytes.NewReader(body), boundary).ReadForm(int64(len(body)) + 1024)
 	if err != nil {
-		return nil, errors.New("body is not valid multipart/form-data")
+		return form{}, errors.New("body is not valid multipart/form-data")
 	}
-	defer func() { _ = form.RemoveAll() }()
-	for k := range form.File {
-		return nil, fmt.Errorf("%s must not be a file", k)
+	defer func() { _ = mf.RemoveAll() }()
+	for k := range mf.File {
+		return form{}, fmt.Errorf("%s must not be a file", k)
 	}
-	return single(form.Value)
+	return single(mf.Value)
 }

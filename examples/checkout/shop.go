@@ -44,9 +44,11 @@ func (s *shop) checkout(w http.ResponseWriter, r *http.Request) {
 	orderID := upicollect.NewOrderID()
 	s.orders.add(orderID, price)
 	intent, err := s.client.CreatePaymentIntent(r.Context(), &upicollect.IntentParams{
-		Amount:      price,
-		OrderID:     orderID,
-		RedirectURL: s.baseURL + "/return?order_id=" + url.QueryEscape(orderID),
+		Amount:  price,
+		OrderID: orderID,
+		// The service sends the payer back to this URL exactly as given, so
+		// it carries the shop's own reference, read back in confirm.
+		RedirectURL: s.baseURL + "/return?ref=" + url.QueryEscape(orderID),
 		Note:        "Masala chai kit",
 		Customer: upicollect.Customer{
 			Name:   r.FormValue("name"),
@@ -85,7 +87,7 @@ func (s *shop) checkout(w http.ResponseWriter, r *http.Request) {
 // confirm is where the customer comes back. The redirect proves nothing by
 // itself: the status check decides, and the order is credited once only.
 func (s *shop) confirm(w http.ResponseWriter, r *http.Request) {
-	orderID := r.URL.Query().Get("order_id")
+	orderID := r.URL.Query().Get("ref") // our reference, put in redirect_url at checkout
 	o, ok := s.orders.get(orderID)
 	if !ok {
 		render(w, http.StatusNotFound, errorPage, map[string]any{"Message": "No such order."})

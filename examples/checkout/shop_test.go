@@ -67,7 +67,7 @@ func TestCheckoutShowsQRAndLinks(t *testing.T) {
 func TestReturnCreditsOnceOnly(t *testing.T) {
 	s, srv, sb := newTestShop(t)
 	id, _ := checkout(t, srv)
-	ret := srv.URL + "/return?order_id=" + id
+	ret := srv.URL + "/return?ref=" + id
 
 	code, body := get(t, ret)
 	require.Equal(t, http.StatusOK, code)
@@ -104,7 +104,7 @@ func TestReturnCreditsOnceOnly(t *testing.T) {
 
 func TestReturnUnknownOrder(t *testing.T) {
 	_, srv, _ := newTestShop(t)
-	code, _ := get(t, srv.URL+"/return?order_id=ord_nope")
+	code, _ := get(t, srv.URL+"/return?ref=ord_nope")
 	assert.Equal(t, http.StatusNotFound, code)
 }
 
@@ -117,4 +117,25 @@ func TestCheckoutValidationError(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
 	assert.Contains(t, string(b), "customer_email")
 	assert.Contains(t, string(b), "customer_mobile")
+}
+
+// TestHostedPageReturnsToShop plays the payer on the sandbox's hosted page:
+// the payer comes back to the shop's redirect_url exactly as the shop gave
+// it, and the shop reads its own reference back from it.
+func TestHostedPageReturnsToShop(t *testing.T) {
+	s, srv, sb := newTestShop(t)
+	id, _ := checkout(t, srv)
+	c := sb.HTTPClient()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := c.PostForm(sb.URL()+"/sandbox/orders/"+url.PathEscape(id)+"/pay", url.Values{"result": {"SUCCESS"}, "return": {"page"}})
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	loc := res.Header.Get("Location")
+	assert.Equal(t, srv.URL+"/return?ref="+url.QueryEscape(id), loc, "redirect_url exactly as given")
+
+	code, body := get(t, loc)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "Thank you!")
+	assert.Equal(t, 1, s.orders.credited())
 }

@@ -7,7 +7,9 @@
 // With no configuration it runs against an embedded sandbox and simulates the
 // payer. With UPICOLLECT_BASE_URL, UPICOLLECT_MID, UPICOLLECT_PUBLIC_KEY and
 // UPICOLLECT_SECRET_KEY set it runs against that service, and waits up to five
-// minutes for a real payer to pay the printed link.
+// minutes for a real payer to pay the printed link. When that service is a
+// sandbox on this machine (`upicollect sandbox`), it also prints the
+// sandbox's hosted page, where you play the payer.
 package main
 
 import (
@@ -15,9 +17,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/upicollect/upicollect-go"
@@ -37,6 +42,7 @@ func main() {
 // when the service is a sandbox (nil against the real service).
 type env struct {
 	client  *upicollect.Client
+	page    string // a local sandbox's base URL, for its hosted page; "" otherwise
 	pay     func(orderID string) error
 	maxWait time.Duration
 	poll    []upicollect.WaitOption
@@ -53,7 +59,11 @@ func setup(getenv func(string) string) (*env, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		return &env{client: client, maxWait: 5 * time.Minute, close: func() {}}, base, nil
+		e := &env{client: client, maxWait: 5 * time.Minute, close: func() {}}
+		if isLoopback(base) {
+			e.page = strings.TrimSuffix(base, "/")
+		}
+		return e, base, nil
 	}
 	sb := sandbox.New()
 	return &env{
@@ -112,6 +122,9 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) error {
 	} else {
 		fmt.Fprintln(out, "\n2. waiting for the payment: pay the UPI link or QR code above from a UPI app")
 	}
+	if e.page != "" {
+		fmt.Fprintf(out, "   or play the payer on the sandbox's hosted page:\n   %s/sandbox/pay/%s\n", e.page, url.PathEscape(intent.OrderID))
+	}
 	var payErr error
 	paid := false
 	opts := append([]upicollect.WaitOption{
@@ -138,4 +151,18 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) error {
 	}
 	fmt.Fprintf(out, "\n%s  order %s  amount %s INR  UTR %s\n", st.TxnStatus, st.OrderID, st.Amount, st.UTR)
 	return nil
+}
+
+// isLoopback reports whether base names this machine, where a sandbox
+// started with `upicollect sandbox` listens.
+func isLoopback(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	if u.Hostname() == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.IsLoopback()
 }

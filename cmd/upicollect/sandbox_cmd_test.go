@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/sandbox"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the command and the test at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// runningSandbox is `upicollect sandbox` started by a test.
+type runningSandbox struct {
+	info   sandboxInfo
+	stderr *lockedBuffer
+	stop   func() int // ends the command and returns its exit code
+}
+
+// startSandboxCmd runs `upicollect sandbox --addr 127.0.0.1:0 args...` and
+// reads its JSON line. Every wait is bounded.
+func startSandboxCmd(t *testing.T, args ...string) *runningSandbox {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	outR, outW := io.Pipe()
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- runSandbox(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), outW, stderr)
+		outW.Close()
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(outR).ReadString('\n')
+		lines <- line
+		_, _ = io.Copy(io.Discard, outR)
+	}()
+	rs := &runningSandbox{stderr: stderr}
+	select {
+	case line := <-lines:
+		require.NoError(t, json.Unmarshal([]byte(line), &rs.info), "line %q, stderr: %s", line, stderr.String())
+	case code := <-done:
+		cancel()
+		t.Fatalf("sandbox exited with %d: %s", code, stderr.String())
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("no JSON line within 10s")
+	}
+	stopped := false
+	rs.stop = func() int {
+		if stopped {
+			return exitOK
+		}
+		stopped = true
+		cancel()
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(10 * time.Second):
+			t.Fatal("sandbox did not stop within 10s")
+			return -1
+		}
+	}
+	t.Cleanup(func() { rs.stop() })
+	return rs
+}
+
+// post sends form to op with the running sandbox's credentials.
+func (rs *runningSandbox) post(t *testing.T, op, contentType, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest("POST", rs.info.BaseURL+"/v1/payments/"+op, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", contentType)
+	req.SetBasicAuth(rs.info.PublicKey, rs.info.SecretKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var m map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+	return resp.StatusCode, m
+}
+
+func (rs *runningSandbox) linkForm(extra ...string) string {
+	v := url.Values{"mid": {rs.info.MID}, "amount": {"10"}, "note": {"n"}, "customer_name": {"A"},
+		"customer_email": {"a@example.com"}, "customer_mobile": {"9876543210"}}
+	for i := 0; i < len(extra); i += 2 {
+		v.Set(extra[i], extra[i+1])
+	}
+	return v.Encode()
+}
+
+func TestSandboxCmdCredentials(t *testing.T) {
+	t.Run("environment wins over flags", func(t *testing.T) {
+		t.Setenv("UPICOLLECT_MID", "ENVMID")
+		t.Setenv("UPICOLLECT_PUBLIC_KEY", "pk_env")
+		t.Setenv("UPICOLLECT_SECRET_KEY", "sk_env")
+		rs := startSandboxCmd(t, "--mid", "FLAGMID", "--public-key", "pk_flag")
+		assert.Equal(t, sandboxInfo{BaseURL: rs.info.BaseURL, MID: "ENVMID", PublicKey: "pk_env", SecretKey: "sk_env"}, rs.info)
+		code, _ := rs.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", rs.linkForm())
+		assert.Equal(t, 200, code, "the exported keys work")
+	})
+	t.Run("flags when unset", func(t *testing.T) {
+		for _, k := range []string{"UPICOLLECT_MID", "UPICOLLECT_PUBLIC_KEY", "UPICOLLECT_SECRET_KEY"} {
+			t.Setenv(k, "")
+		}
+		rs := startSandboxCmd(t, "--mid", "FLAGMID", "--public-key", "pk_flag", "--secret-key", "sk_flag")
+		assert.Equal(t, "FLAGMID", rs.info.MID)
+		assert.Equal(t, "pk_flag", rs.info.PublicKey)
+		assert.Equal(t, "sk_flag", rs.info.SecretKey)
+	})
+	t.Run("random otherwise", func(t *testing.T) {
+		for _, k := range []string{"UPICOLLECT_MID", "UPICOLLECT_PUBLIC_KEY", "UPICOLLECT_SECRET_KEY"} {
+			t.Setenv(k, "")
+		}
+		rs := startSandboxCmd(t)
+		assert.Equal(t, sandbox.DefaultMID, rs.info.MID)
+		assert.Regexp(t, `^pk_sandbox_[0-9a-f]{16}$`, rs.info.PublicKey)
+		assert.Regexp(t, `^sk_sandbox_[0-9a-f]{32}$`, rs.info.SecretKey)
+	})
+}
+
+// TestSandboxCmdVariants switches every variant with --variant and sees it
+// listed as on by GET /sandbox/variants.
+func TestSandboxCmdVariants(t *testing.T) {
+	for _, name := range sandbox.VariantNames() {
+		t.Run(name, func(t *testing.T) {
+			rs := startSandboxCmd(t, "--variant", name, "--quiet")
+			resp, err := http.Get(rs.info.BaseURL + "/sandbox/variants")
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			var list []sandbox.Variant
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
+			for _, v := range list {
+				assert.Equal(t, v.Name == name, v.Enabled, v.Name)
+			}
+		})
+	}
+	rs := startSandboxCmd(t, "--variant", "string-status-code", "--variant", "fractional-amounts")
+	code, m := rs.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", rs.linkForm("amount", "99.50"))
+	assert.Equal(t, 200, code, "fractional-amounts took effect")
+	assert.Equal(t, "200", m["statusCode"], "string-status-code took effect")
+}
+
+func TestSandboxCmdFaultStrictAndTTL(t *testing.T) {
+	rs := startSandboxCmd(t, "--strict", "--intent-ttl", "1m",
+		"--fault", "op=checkPaymentStatus,status=503,body={\"status\":false,\"msg\":\"down, later\"}")
+	status := url.Values{"mid": {rs.info.MID}, "order_id": {"x"}}.Encode()
+	code, m := rs.post(t, sandbox.OpCheckPaymentStatus, "application/x-www-form-urlencoded", status)
+	assert.Equal(t, 503, code)
+	assert.Equal(t, "down, later", m["msg"], "body takes the rest, commas included")
+
+	code, m = rs.post(t, sandbox.OpCreatePaymentLink, "application/json",
+		`{"mid":"`+rs.info.MID+`","amount":"10.00","note":"n","customer_name":"A","customer_email":"a@example.com","customer_mobile":"9876543210","woo_order_id":7}`)
+	assert.Equal(t, 400, code)
+	assert.Equal(t, "woo_order_id is not accepted by createPaymentLink", m["msg"])
+
+	form := url.Values{"mid": {rs.info.MID}, "amount": {"1"}, "redirect_url": {"https://shop.example/r"}, "note": {"n"},
+		"customer_name": {"A"}, "customer_email": {"a@example.com"}, "customer_mobile": {"9876543210"}}
+	code, m = rs.post(t, sandbox.OpCreatePaymentIntent, "application/x-www-form-urlencoded", form.Encode())
+	require.Equal(t, 200, code)
+	exp, err := time.ParseInLocation(time.DateTime, m["data"].(map[string]any)["expiry"].(string), time.FixedZone("IST", 19800))
+	require.NoError(t, err)
+	assert.WithinDuration(t, time.Now().Add(time.Minute), exp, 30*time.Second, "--intent-ttl 1m")
+}
+
+func TestSandboxCmdLogs(t *testing.T) {
+	rs := startSandboxCmd(t)
+	code, _ := rs.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", rs.linkForm())
+	require.Equal(t, 200, code)
+	assert.Equal(t, exitOK, rs.stop())
+	logs := rs.stderr.String()
+	for _, want := range []string{
+		"api_base_url=" + rs.info.BaseURL, "order_list_page=" + rs.info.BaseURL + "/",
+		"variants_endpoint=" + rs.info.BaseURL + "/sandbox/variants", "faults_endpoint=",
+		"op=createPaymentLink status=200", "sandbox stopped",
+	} {
+		assert.Contains(t, logs, want)
+	}
+	assert.NotContains(t, logs, rs.info.SecretKey)
+
+	quiet := startSandboxCmd(t, "--quiet")
+	code, _ = quiet.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", quiet.linkForm())
+	require.Equal(t, 200, code)
+	assert.Equal(t, exitOK, quiet.stop())
+	assert.NotContains(t, quiet.stderr.String(), "op=createPaymentLink", "--quiet logs no requests")
+}
+
+func TestSandboxCmdUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--variant", "round-amounts"}, `unknown variant "round-amounts"`},
+		{[]string{"--variant", "status-bare", "--variant", "status-in-data"}, "exclude each other"},
+		{[]string{"--fault", "status=abc"}, "not a whole number"},
+		{[]string{"--fault", "colour=red"}, `unknown key "colour"`},
+		{[]string{"--intent-ttl", "0s"}, "not positive"},
+		{[]string{"--public-url", "ftp://x"}, "not an absolute http or https URL"},
+		{[]string{"--status-shape", "round"}, "unknown status shape"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runSandbox(context.Background(), append([]string{"--addr", "127.0.0.1:0"}, tt.args...), &stdout, &stderr)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr.String(), tt.want)
+			assert.Empty(t, stdout.String())
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, exitOK, runSandbox(context.Background(), []string{"-h"}, &stdout, &stderr))
+	for _, want := range append(sandbox.VariantNames(), "--fault", "UPICOLLECT_SECRET_KEY", "-intent-ttl", "-quiet", "-strict") {
+		assert.Contains(t, stderr.String(), want)
+	}
+}

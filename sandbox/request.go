@@ -1,0 +1,143 @@
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Body limits: an API body is refused over maxBodySize; control bodies are
+// small forms and JSON.
+const (
+	maxBodySize        = 1 << 20
+	maxControlBodySize = 64 << 10
+)
+
+// request is what ServeHTTP read of a request, handed to the route.
+type request struct {
+	op       string // the API operation, "" elsewhere
+	authed   bool   // valid Basic credentials (API routes)
+	body     []byte // nil unless authenticated or a control call
+	form     form   // the body's fields
+	bodyErr  error
+	parseErr error
+	rec      *RecordedRequest
+}
+
+var errBodyTooLarge = errors.New("request body too large")
+
+// ServeHTTP routes r. It reads the body once (API bodies only with valid
+// credentials; others are discarded unread into memory), records the
+// request, then hands both to the route.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	rt, allowed := s.match(r)
+	req := &request{}
+	defer s.finish(r, req, sw, start)
+	switch {
+	case rt == nil && len(allowed) > 0:
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		req.rec = s.log.add(r, nil, s.now())
+		http.Error(sw, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	case rt == nil:
+		req.rec = s.log.add(r, nil, s.now())
+		s.serveNotFound(sw, r)
+		return
+	}
+	s.read(w, r, rt, req)
+	if req.bodyErr == nil {
+		// The body is in; a handler that takes its time (a scripted delay)
+		// must not be cut off by the server's read timeout. After a failed
+		// read the deadline stays, so that the connection ends.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
+	if rt.local && !s.localHost(r.Host) {
+		http.Error(sw, "misdirected request: this address serves only "+
+			"loopback hosts and the configured address", http.StatusMisdirectedRequest)
+		return
+	}
+	rt.serve(sw, r, req)
+}
+
+// read fills req from r and records the request.
+func (s *Service) read(w http.ResponseWriter, r *http.Request, rt *route, req *request) {
+	limit := int64(maxControlBodySize)
+	if rt.api {
+		req.op = r.PathValue("op")
+		req.authed = s.authorized(r)
+		limit = maxBodySize
+	}
+	if rt.api && !req.authed {
+		// Never hold what an unauthenticated caller sends; read it only so
+		// that the caller gets its answer on a healthy connection.
+		_, req.bodyErr = io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, limit))
+	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		req.body, req.bodyErr = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(req.bodyErr, &mbe) {
+		req.bodyErr = errBodyTooLarge
+	}
+	if req.bodyErr == nil && req.body != nil {
+		req.form, req.parseErr = parseFields(r.Header.Get("Content-Type"), req.body)
+	}
+	// Only an authenticated call's body is kept: what anyone else sends
+	// stays out of memory.
+	var keep map[string]string
+	if req.authed {
+		keep = req.form.vals
+	}
+	req.rec = s.log.add(r, keep, s.now())
+}
+
+// finish records the answer's status and logs the request.
+func (s *Service) finish(r *http.Request, req *request, sw *statusWriter, start time.Time) {
+	if req.rec == nil {
+		return
+	}
+	s.log.finish(req.rec, sw.status)
+	if l := s.cfg.logger; l != nil {
+		l.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", req.rec.Path),
+			slog.String("op", req.rec.Op), slog.Int("status", sw.status),
+			slog.Duration("duration", time.Since(start)))
+	}
+}
+
+// serveNotFound answers a path the sandbox does not serve: JSON under the
+// API, the hosted 404 page elsewhere.
+func (s *Service) serveNotFound(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, apiPrefix) {
+		s.writeAPI(w, http.StatusNotFound, failure(s.variantSet(), http.StatusNotFound, "Not found"))
+		return
+	}
+	http.NotFound(w, r)
+}
+
+// statusWriter remembers the status written; Unwrap lets
+// http.ResponseController reach Flush, Hijack and deadlines underneath.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,192 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	mrand "math/rand/v2"
+)
+
+// Service is the fake payment service as an http.Handler: the API, the
+// hosted pages, QR images and the control endpoints of one merchant, with
+// its orders in memory. Server serves one over loopback; mount a Service
+// yourself to serve it from another server (at the root of a host: its
+// paths are absolute). It is safe for concurrent use.
+type Service struct {
+	cfg    config
+	store  *store
+	log    *requestLog
+	routes []route
+
+	// ctx ends at Close, ending every delay and drip in progress.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex // guards variants, faults, rng and selfURL
+	variants variantSet
+	faults   []*faultState
+	rng      *mrand.Rand
+	selfURL  string // where the Server listens, for requests without Host
+}
+
+// NewService returns a Service configured by opts.
+func NewService(opts ...Option) (*Service, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.seeded {
+		var b [8]byte
+		_, _ = rand.Read(b[:]) // crypto/rand does not fail on supported platforms
+		cfg.seed = binary.LittleEndian.Uint64(b[:])
+	}
+	s := &Service{
+		cfg:      cfg,
+		store:    newStore(),
+		variants: cfg.variants,
+		rng:      mrand.New(mrand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15)),
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if s.cfg.publicKey == "" {
+		s.cfg.publicKey = "pk_sandbox_" + s.randHex(8)
+	}
+	if s.cfg.secretKey == "" {
+		s.cfg.secretKey = "sk_sandbox_" + s.randHex(16)
+	}
+	s.log = newRequestLog(cfg.requestLogBytes, cfg.requestLogLimit, newRedactor(s.cfg.publicKey, s.cfg.secretKey))
+	for _, f := range cfg.faults {
+		s.InjectFault(f)
+	}
+	s.routes = s.routeTable()
+	return s, nil
+}
+
+// Close ends every delay and drip in progress; later API calls still work.
+// Server.Close calls it.
+func (s *Service) Close() { s.cancel() }
+
+// setSelfURL tells s where it is served, for requests without a Host.
+func (s *Service) setSelfURL(u string) {
+	s.mu.Lock()
+	s.selfURL = u
+	s.mu.Unlock()
+}
+
+// now reads the configured clock.
+func (s *Service) now() time.Time { return s.cfg.now() }
+
+// sleep waits d, or until ctx or the service ends; it reports whether the
+// full time passed.
+func (s *Service) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+// randHex returns n random bytes in hex from the service's source.
+func (s *Service) randHex(n int) string {
+	b := make([]byte, n)
+	s.mu.Lock()
+	for i := range b {
+		b[i] = byte(s.rng.Uint32())
+	}
+	s.mu.Unlock()
+	return hex.EncodeToString(b)
+}
+
+// newUTR returns a 12-digit bank reference.
+func (s *Service) newUTR() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("%012d", s.rng.Int64N(1e12))
+}
+
+// newOrderID returns a service-style id as live makes them: "utz_" and 13
+// lower-case hex digits, e.g. utz_65a4f3c2b1d0e.
+func (s *Service) newOrderID() string { return "utz_" + s.randHex(7)[:13] }
+
+// indiaTime is UTC+05:30 as a fixed zone, so no tzdata is needed.
+var indiaTime = time.FixedZone("IST", 5*3600+30*60)
+
+// baseURL is where absolute links point: WithPublicURL, else the request's
+// own scheme and Host, else (HTTP/1.0 without Host) where s is served.
+func (s *Service) baseURL(r *http.Request) string {
+	if s.cfg.publicURL != "" {
+		return s.cfg.publicURL
+	}
+	if r.Host == "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.selfURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// Pay settles a PENDING order as SUCCESS with a generated 12-digit UTR and
+// returns the UTR.
+func (s *Service) Pay(orderID string) (utr string, err error) {
+	o, err := s.Settle(orderID, StatusSuccess, "")
+	return o.UTR, err
+}
+
+// Settle moves a PENDING order to result (StatusSuccess, StatusFail or
+// StatusReject). utr is the bank reference to report; empty means a
+// generated one for SUCCESS and none otherwise. It fails with
+// ErrOrderNotFound, ErrOrderSettled (terminal states are final),
+// ErrInvalidResult, ErrInvalidUTR, or ErrIntentExpired (paying an intent
+// after its expiry).
+func (s *Service) Settle(orderID, result, utr string) (Order, error) {
+	return s.SettleWith(orderID, Settlement{Result: result, UTR: utr})
+}
+
+// Settlement says how SettleWith ends an order.
+type Settlement struct {
+	Result string // StatusSuccess, StatusFail or StatusReject
+	UTR    string // "" for a generated one on SUCCESS
+	// PaidPaise, if non-zero, is the amount the status check reports
+	// instead of the order's own: how to make the service answer a
+	// decimal amount such as 1.08 (108).
+	PaidPaise int64
+}
+
+// SettleWith is Settle with every detail; it also fails with
+// ErrInvalidAmount for a PaidPaise out of range.
+func (s *Service) SettleWith(orderID string, st Settlement) (Order, error) {
+	return s.store.settle(orderID, st, s.now(), s.newUTR)
+}
+
+// Orders returns a snapshot of every order, oldest first.
+func (s *Service) Orders() []Order { return s.store.list() }
+
+// Order returns a snapshot of one order.
+func (s *Service) Order(id string) (Order, bool) { return s.store.get(id) }
+
+// OrderCount returns how many orders exist: the proof that a retried create
+// did not make a second one.
+func (s *Service) OrderCount() int { return s.store.count() }
+
+// Requests returns copies of the recorded requests, oldest first.
+func (s *Service) Requests() []RecordedRequest { return s.log.snapshot() }
+
+// ClearRequests forgets the recorded requests.
+func (s *Service) ClearRequests() { s.log.clear() }
