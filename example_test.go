@@ -119,9 +119,9 @@ func ExampleClient_CreatePaymentLink() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(link.URL[:len("https://sandbox.example.com/sandbox/pay/ORD")])
+	fmt.Println(link.URL[:len("https://sandbox.example.com/sandbox/pay/utz_")])
 	// Output:
-	// https://sandbox.example.com/sandbox/pay/ORD
+	// https://sandbox.example.com/sandbox/pay/utz_
 }
 
 func ExampleClient_CheckPaymentStatus() {
