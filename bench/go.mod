@@ -12,4 +12,5 @@ require (
 require (
 	github.com/google/go-querystring v1.2.0 // indirect
 	golang.org/x/net v0.33.0 // indirect
+	rsc.io/qr v0.2.0 // indirect
 )
