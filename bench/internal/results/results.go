@@ -61,8 +61,8 @@ type Waiters struct {
 	// AcceptErrors counts the server's failures to accept a connection
 	// (such as running out of file descriptors).
 	AcceptErrors int64 `json:"accept_errors"`
-	Paid              int     `json:"paid"`   // waits that returned the payment
-	Errors            int     `json:"errors"` // waits that ended otherwise
+	Paid         int   `json:"paid"`   // waits that returned the payment
+	Errors       int   `json:"errors"` // waits that ended otherwise
 }
 
 // Read reads a Load from path.
