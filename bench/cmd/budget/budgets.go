@@ -60,7 +60,7 @@ func Failed(vs []Verdict) bool {
 
 // Evaluate checks every budget against the benchmark samples and the load
 // results; a figure that is missing fails its budget.
-func Evaluate(s Samples, load *results.Load) []Verdict {
+func Evaluate(s results.Samples, load *results.Load) []Verdict {
 	var vs []Verdict
 	for _, op := range ops {
 		sdk, n, okS := s.Median("Call/" + op + "/sdk")

@@ -31,7 +31,7 @@ func run(w io.Writer, benchFile, loadFile string) int {
 		return 2
 	}
 	defer f.Close()
-	samples, err := ParseBench(f)
+	samples, err := results.ParseBench(f)
 	if err != nil {
 		fmt.Fprintf(w, "budget: %s: %v\n", benchFile, err)
 		return 2
