@@ -33,7 +33,7 @@ func main() {
 		impls    = flag.String("impls", "sdk,floor,naive", "implementations")
 		duration = flag.Duration("duration", 2*time.Second, "length of each concurrency run")
 		waiters  = flag.Int("waiters", 10000, "concurrent WaitForPayment calls (0: skip)")
-		poll     = flag.Duration("poll", 2*time.Second, "WaitForPayment poll interval")
+		poll     = flag.Duration("poll", 4*time.Second, "WaitForPayment poll interval")
 		rate     = flag.Float64("rate", 1000, "WithRateLimit requests per second for the limited run")
 		burst    = flag.Int("burst", 100, "WithRateLimit burst for the limited run")
 		out      = flag.String("out", "results/concurrency.json", "output file")

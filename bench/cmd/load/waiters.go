@@ -85,8 +85,9 @@ func runWaiters(n int, poll time.Duration, limited bool, rate float64, burst int
 	sleepUntil(start.Add(poll))
 	w.StartupBurst = requests.Load() - req0
 	reqAfterFirst := requests.Load()
-	// In the second interval all wait between polls (or for a token),
-	// some poll: the least of five samples is the waiting cost.
+	// In the second interval the waiters sleep between polls (or wait for
+	// a token) and a few poll: the least of five samples is the cost of
+	// waiting.
 	low := mem{heap: ^uint64(0) / 2}
 	for i := 1; i <= 5; i++ {
 		sleepUntil(start.Add(poll + time.Duration(i)*poll/6))
@@ -97,13 +98,13 @@ func runWaiters(n int, poll time.Duration, limited bool, rate float64, burst int
 	heap, stack := low.minus(base)
 	w.HeapPerWaiter, w.StackPerWaiter = float64(heap)/float64(n), float64(stack)/float64(n)
 	w.BytesPerWaiter = w.HeapPerWaiter + w.StackPerWaiter
-	sleepUntil(start.Add(3 * poll))
-	w.RequestsPerSecond = float64(requests.Load()-reqAfterFirst) / (2 * poll).Seconds()
+	sleepUntil(start.Add(2 * poll))
+	w.RequestsPerSecond = float64(requests.Load()-reqAfterFirst) / poll.Seconds()
 
 	if _, err := sb.Pay(in.OrderID); err != nil {
 		return w, err
 	}
-	grace := time.NewTimer(2*poll + 2*time.Second)
+	grace := time.NewTimer(poll + 2*time.Second)
 	defer grace.Stop()
 	for ended := 0; ended < n; ended++ {
 		var o outcome
