@@ -63,4 +63,3 @@ func TestParseBenchErrors(t *testing.T) {
 		})
 	}
 }
-
