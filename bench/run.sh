@@ -2,7 +2,7 @@
 # Reproduces every benchmark figure of BENCHMARKS.md and checks the budgets.
 #
 #   bench/run.sh        full run (about 6 minutes on 2 cores): 7 interleaved
-#                       rounds; writes bench/results/snapshot/ and bench/charts/
+#                       rounds of 1s per benchmark; writes bench/results/snapshot/ and bench/charts/
 #   bench/run.sh --ci   fast run for CI (under 3 minutes on 2 cores): 3 rounds
 #                       of fixed iterations, 1s load runs; writes bench/results/ci/
 #
@@ -38,8 +38,18 @@ step "machine"
 } | tee "$out/machine.txt"
 
 step "per-call benchmarks: SDK, floor, naive, resty; encode+decode without network"
-go test -run='^$' -bench='^Benchmark(Call|EncodeDecode)$' -benchmem \
-  -count="$count" -benchtime="$benchtime" -timeout=30m . | tee "$out/bench.txt"
+# One test binary, run once per round: each round runs every benchmark in
+# turn, so the rounds interleave the implementations (go test -count would
+# repeat each benchmark back to back).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go test -c -o "$tmp/bench.test" .
+: > "$out/bench.txt"
+for round in $(seq "$count"); do
+  echo "-- round $round of $count"
+  "$tmp/bench.test" -test.run='^$' -test.bench='^Benchmark(Call|EncodeDecode)$' -test.benchmem \
+    -test.benchtime="$benchtime" -test.timeout=30m | tee -a "$out/bench.txt"
+done
 
 step "envelope decoders (root module, internal/wire)"
 (cd .. && go test -run='^$' -bench='^BenchmarkEnvelopeDecoders$' -benchmem \
@@ -49,7 +59,7 @@ step "concurrency and WaitForPayment waiters"
 go run ./cmd/load -duration="$duration" -poll="$poll" -out="$out/concurrency.json"
 
 step "charts"
-go run ./cmd/charts -bench="$out/bench.txt" -load="$out/concurrency.json" -out="$charts"
+go run ./cmd/charts -bench="$out/bench.txt" -load="$out/concurrency.json" -out="$charts" -tables="$out/tables.md"
 ls "$charts"
 
 step "budgets"

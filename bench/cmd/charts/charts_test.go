@@ -64,3 +64,23 @@ func TestNiceCeilAndShortNumber(t *testing.T) {
 		assert.Equal(t, want, shortNumber(in), "shortNumber(%v)", in)
 	}
 }
+
+// TestTablesFromFixtures: the Markdown tables carry a row per figure.
+func TestTablesFromFixtures(t *testing.T) {
+	t.Parallel()
+	testdata := filepath.Join("..", "budget", "testdata")
+	f, err := os.Open(filepath.Join(testdata, "bench_pass.txt"))
+	require.NoError(t, err)
+	defer f.Close()
+	samples, err := results.ParseBench(f)
+	require.NoError(t, err)
+	load, err := results.Read(filepath.Join(testdata, "load_pass.json"))
+	require.NoError(t, err)
+
+	md := tables(samples, load)
+	assert.Contains(t, md, "| status | SDK | 50.8 µs | 6000 | 76 | 1.01× | 0.96× |")
+	assert.Contains(t, md, "| status | 2.53 µs | 3000 | 38 |")
+	assert.Contains(t, md, "| 256 | SDK | 49000 | 840 µs | 2.0 ms | 0 | 256 | 30.0 µs | 25.0 µs |")
+	assert.Contains(t, md, "| 10000 | 1000/s burst 100 | 2s | 3000 B | 4300 B | 7300 B | 2100 | 1000 | 60 |")
+	assert.Equal(t, 4*4+4+4*3+2, strings.Count(md, "\n|")-4*2, "rows: per call, encode+decode, load, waiters")
+}

@@ -1,8 +1,9 @@
 // Command charts draws the benchmark figures as SVG: time and allocations
 // per call for the SDK, the floor, naive code and resty; throughput and
-// connections opened against the number of concurrent callers.
+// connections opened against the number of concurrent callers. With
+// -tables it also writes them as Markdown tables.
 //
-//	go run ./cmd/charts -bench results/bench.txt -load results/concurrency.json -out charts
+//	go run ./cmd/charts -bench results/bench.txt -load results/concurrency.json -out charts -tables results/tables.md
 package main
 
 import (
@@ -29,6 +30,7 @@ func main() {
 	benchFile := flag.String("bench", "results/bench.txt", "`go test -bench -benchmem` output")
 	loadFile := flag.String("load", "results/concurrency.json", "the load program's JSON")
 	outDir := flag.String("out", "charts", "directory for the SVG files")
+	tablesFile := flag.String("tables", "", "also write the figures as Markdown tables to this file")
 	flag.Parse()
 	log.SetFlags(0)
 	f, err := os.Open(*benchFile)
@@ -49,6 +51,11 @@ func main() {
 	}
 	for name, svg := range charts(samples, load) {
 		if err := os.WriteFile(filepath.Join(*outDir, name), []byte(svg), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if *tablesFile != "" {
+		if err := os.WriteFile(*tablesFile, []byte(tables(samples, load)), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
