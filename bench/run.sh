@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces every benchmark figure of BENCHMARKS.md and checks the budgets.
 #
-#   bench/run.sh        full run (about 6 minutes on 2 cores): 7 interleaved
+#   bench/run.sh        full run (about 8 minutes on 2 cores): 7 interleaved
 #                       rounds of 1s per benchmark; writes bench/results/snapshot/ and bench/charts/
 #   bench/run.sh --ci   fast run for CI (under 3 minutes on 2 cores): 3 rounds
 #                       of fixed iterations, 1s load runs; writes bench/results/ci/

@@ -10,7 +10,7 @@ import (
 // Chart geometry, in SVG user units.
 const (
 	width, height = 640, 360
-	left, right   = 70, 130 // room for the y labels and the legend
+	left, right   = 70, 150 // room for the y labels and the legend
 	top, bottom   = 40, 50
 	plotW         = width - left - right
 	plotH         = height - top - bottom
