@@ -88,6 +88,7 @@ func TestFastDecode(t *testing.T) {
 		{"message null", `{"status":false,"message":null}`, true},
 		{"string code", `{"status":true,"statusCode":"200"}`, true},
 		{"negative code", `{"status":true,"statusCode":-5}`, true},
+		{"18-digit code", `{"status":true,"statusCode":123456789012345678}`, true},
 		{"fraction code", `{"status":true,"statusCode":2.5}`, true},
 		{"exponent code", `{"status":true,"statusCode":2e2}`, true},
 		{"boolean code", `{"status":true,"statusCode":true}`, true},
