@@ -23,9 +23,8 @@ var (
 type SDKCaller struct{ Client *upicollect.Client }
 
 // NewSDK returns the SDK's caller with its default HTTP client, as a
-// merchant gets it, plus opts.
-// TODO(integrator): when WithMaxConns lands, nothing changes here: the
-// default client is what is measured; a WithMaxConns variant can be added.
+// merchant gets it, plus opts. What is measured is that default client,
+// whatever connection bound it has.
 func NewSDK(baseURL string, opts ...upicollect.Option) (*SDKCaller, error) {
 	c, err := upicollect.NewClient(Creds, append([]upicollect.Option{upicollect.WithBaseURL(baseURL)}, opts...)...)
 	if err != nil {
