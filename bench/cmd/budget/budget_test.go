@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go/bench/internal/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestRunGolden: the printed verdicts and the exit code for fixtures that
+// meet every budget and fixtures that break most.
+func TestRunGolden(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, bench, load string
+		code              int
+	}{
+		{"pass", "bench_pass.txt", "load_pass.json", 0},
+		{"fail", "bench_fail.txt", "load_fail.json", 1},
+		{"missing", "bench_empty.txt", "load_empty.json", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			code := run(&out, filepath.Join("testdata", tt.bench), filepath.Join("testdata", tt.load))
+			assert.Equal(t, tt.code, code, out.String())
+			golden := filepath.Join("testdata", tt.name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, out.Bytes(), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), out.String())
+		})
+	}
+}
+
+func TestRunUnreadableInput(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "absent.txt"), filepath.Join("testdata", "load_pass.json")))
+	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "bench_pass.txt"), filepath.Join("testdata", "absent.json")))
+	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "bench_pass.txt"), filepath.Join("testdata", "bench_pass.txt")))
+}
+
+// TestBudgetBoundaries: each deterministic budget passes at its limit and
+// fails one step past it; timing never fails the run.
+func TestBudgetBoundaries(t *testing.T) {
+	t.Parallel()
+	samples := func(sdkAllocs, edAllocs, sdkNs float64) results.Samples {
+		s := results.Samples{}
+		for _, op := range ops {
+			s["Call/"+op+"/sdk"] = []results.Sample{{NsPerOp: sdkNs, AllocsPerOp: sdkAllocs}}
+			s["Call/"+op+"/floor"] = []results.Sample{{NsPerOp: 1000, AllocsPerOp: 80}}
+			s["EncodeDecode/"+op] = []results.Sample{{NsPerOp: 2000, AllocsPerOp: edAllocs}}
+		}
+		return s
+	}
+	load := func(conns, errs int64, waiter float64) *results.Load {
+		l := &results.Load{Waiters: []results.Waiters{{RateLimit: "none", BytesPerWaiter: waiter}}}
+		for _, n := range loadCallers {
+			l.Runs = append(l.Runs,
+				results.Run{Impl: "sdk", Callers: n, Calls: 100, Errors: errs, ConnsOpened: conns, PerSecond: 10},
+				results.Run{Impl: "floor", Callers: n, Calls: 100, PerSecond: 100},
+				results.Run{Impl: "naive", Callers: n, Calls: 100, PerSecond: 100})
+		}
+		return l
+	}
+	failing := func(vs []Verdict) []string {
+		var names []string
+		for _, v := range vs {
+			if !v.Pass && !v.Timing {
+				names = append(names, v.Name)
+			}
+		}
+		return names
+	}
+	atLimit := Evaluate(samples(80, 40, 5000), load(256, 0, 8192))
+	assert.Empty(t, failing(atLimit), "at every limit, with timing far over budget")
+	assert.False(t, Failed(atLimit))
+
+	tests := []struct {
+		name string
+		vs   []Verdict
+		want []string
+	}{
+		{"one alloc over the floor", Evaluate(samples(81, 40, 1000), load(256, 0, 8192)),
+			[]string{"allocs/status", "allocs/intent", "allocs/request", "allocs/link"}},
+		{"encode+decode at 41", Evaluate(samples(80, 41, 1000), load(256, 0, 8192)),
+			[]string{"encode+decode/status/allocs", "encode+decode/intent/allocs", "encode+decode/request/allocs", "encode+decode/link/allocs"}},
+		{"257 connections", Evaluate(samples(80, 40, 1000), load(257, 0, 8192)), []string{"conns@256", "conns@1024"}},
+		{"one error", Evaluate(samples(80, 40, 1000), load(256, 1, 8192)), []string{"errors@256", "errors@1024"}},
+		{"one byte over per waiter", Evaluate(samples(80, 40, 1000), load(256, 0, 8193)), []string{"waiter-memory/unlimited"}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, failing(tt.vs), tt.name)
+		assert.True(t, Failed(tt.vs), tt.name)
+	}
+}
+
+func TestVerdictString(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "PASS  a                            d", Verdict{Name: "a", Pass: true, Detail: "d"}.String())
+	assert.Equal(t, "FAIL  a                            d", Verdict{Name: "a", Detail: "d"}.String())
+	assert.Equal(t, "INFO  a                            d [within budget]", Verdict{Name: "a", Timing: true, Pass: true, Detail: "d"}.String())
+	assert.Equal(t, "INFO  a                            d [over budget]", Verdict{Name: "a", Timing: true, Detail: "d"}.String())
+}

@@ -1,0 +1,54 @@
+// Command budget checks the benchmark figures against the SDK's performance
+// budgets and prints one line per budget: PASS or FAIL for the
+// deterministic ones (allocations, connections, errors, bytes per waiter),
+// INFO for timing, which shared machines make too noisy to fail on. It
+// exits 1 when a deterministic budget fails.
+//
+//	go run ./cmd/budget -bench results/bench.txt -load results/concurrency.json
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/upicollect/upicollect-go/bench/internal/results"
+)
+
+func main() {
+	benchFile := flag.String("bench", "results/bench.txt", "`go test -bench -benchmem` output")
+	loadFile := flag.String("load", "results/concurrency.json", "the load program's JSON")
+	flag.Parse()
+	os.Exit(run(os.Stdout, *benchFile, *loadFile))
+}
+
+// run prints the verdicts to w and returns the exit code.
+func run(w io.Writer, benchFile, loadFile string) int {
+	f, err := os.Open(benchFile)
+	if err != nil {
+		fmt.Fprintln(w, "budget:", err)
+		return 2
+	}
+	defer f.Close()
+	samples, err := results.ParseBench(f)
+	if err != nil {
+		fmt.Fprintf(w, "budget: %s: %v\n", benchFile, err)
+		return 2
+	}
+	load, err := results.Read(loadFile)
+	if err != nil {
+		fmt.Fprintln(w, "budget:", err)
+		return 2
+	}
+	vs := Evaluate(samples, load)
+	for _, v := range vs {
+		fmt.Fprintln(w, v)
+	}
+	if Failed(vs) {
+		fmt.Fprintln(w, "budget: FAIL (a deterministic budget is exceeded)")
+		return 1
+	}
+	fmt.Fprintln(w, "budget: ok (timing lines are information only)")
+	return 0
+}

@@ -1,0 +1,18 @@
+module github.com/upicollect/upicollect-go/bench
+
+go 1.23
+
+replace github.com/upicollect/upicollect-go => ../
+
+require (
+	github.com/go-resty/resty/v2 v2.16.5
+	github.com/stretchr/testify v1.12.1
+	github.com/upicollect/upicollect-go v0.0.0-00010101000000-000000000000
+)
+
+require (
+	github.com/google/go-querystring v1.2.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/net v0.33.0 // indirect
+	rsc.io/qr v0.2.0 // indirect
+)

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Reproduces every benchmark figure of BENCHMARKS.md and checks the budgets.
+#
+#   bench/run.sh        full run (about 8 minutes on 2 cores): 7 interleaved
+#                       rounds of 1s per benchmark; writes bench/results/snapshot/ and bench/charts/
+#   bench/run.sh --ci   fast run for CI (under 3 minutes on 2 cores): 3 rounds
+#                       of fixed iterations, 1s load runs; writes bench/results/ci/
+#
+# Exits 1 when a deterministic budget (allocations, connections, errors,
+# bytes per waiting call) fails; timing budgets are printed as INFO only.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode=full
+case "${1:-}" in
+  "") ;;
+  --ci) mode=ci ;;
+  *) echo "usage: $0 [--ci]" >&2; exit 2 ;;
+esac
+
+if [ "$mode" = ci ]; then
+  out=results/ci charts=results/ci/charts
+  count=3 benchtime=2000x duration=1s poll=4s
+else
+  out=results/snapshot charts=charts
+  count=7 benchtime=1s duration=2s poll=4s
+fi
+mkdir -p "$out" "$charts"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "machine"
+{
+  echo "nproc: $(nproc)"
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  echo "go: $(go version)"
+  echo "mode: $mode (count=$count, benchtime=$benchtime, load runs $duration, poll $poll)"
+} | tee "$out/machine.txt"
+
+step "per-call benchmarks: SDK, floor, naive, resty; encode+decode without network"
+# One test binary, run once per round: each round runs every benchmark in
+# turn, so the rounds interleave the implementations (go test -count would
+# repeat each benchmark back to back).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go test -c -o "$tmp/bench.test" .
+: > "$out/bench.txt"
+for round in $(seq "$count"); do
+  echo "-- round $round of $count"
+  "$tmp/bench.test" -test.run='^$' -test.bench='^Benchmark(Call|EncodeDecode)$' -test.benchmem \
+    -test.benchtime="$benchtime" -test.timeout=30m | tee -a "$out/bench.txt"
+done
+
+step "envelope decoders (root module, internal/wire)"
+(cd .. && go test -run='^$' -bench='^BenchmarkEnvelopeDecoders$' -benchmem \
+  -count="$count" ./internal/wire) | tee "$out/decoder.txt"
+
+step "concurrency and WaitForPayment waiters"
+go run ./cmd/load -duration="$duration" -poll="$poll" -out="$out/concurrency.json"
+
+step "charts"
+go run ./cmd/charts -bench="$out/bench.txt" -load="$out/concurrency.json" -out="$charts" -tables="$out/tables.md"
+ls "$charts"
+
+step "budgets"
+set +e
+go run ./cmd/budget -bench="$out/bench.txt" -load="$out/concurrency.json" | tee "$out/budget.txt"
+rc=${PIPESTATUS[0]}
+set -e
+exit "$rc"
