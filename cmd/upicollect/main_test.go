@@ -44,14 +44,15 @@ func TestRunUsage(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"no args", nil, exitUsage, "", "Usage: upicollect <command>"},
-		{"help", []string{"help"}, exitOK, "sandbox    serve a local sandbox", ""},
+		{"no args", nil, exitUsage, "", "Usage:"},
+		{"help", []string{"help"}, exitOK, "serve a local sandbox", ""},
 		{"--help", []string{"--help"}, exitOK, "Usage:", ""},
+		{"help topic", []string{"help", "exit-codes"}, exitOK, "6    the payment ended FAIL or REJECT", ""},
 		{"unknown", []string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
 		{"sandbox -h", []string{"sandbox", "-h"}, exitOK, "", "-addr HOST:PORT"},
+		{"help sandbox", []string{"help", "sandbox"}, exitOK, "", "-addr HOST:PORT"},
 		{"sandbox bad flag", []string{"sandbox", "--nope"}, exitUsage, "", "flag provided but not defined"},
 		{"sandbox extra arg", []string{"sandbox", "now"}, exitUsage, "", `unexpected argument "now"`},
-		{"sandbox bad shape", []string{"sandbox", "--status-shape", "round"}, exitUsage, "", "unknown status shape"},
 		{"sandbox bad addr", []string{"sandbox", "--addr", "127.0.0.1:99999"}, exitFailure, "", "invalid port"},
 	}
 	for _, tt := range tests {
@@ -82,7 +83,7 @@ func TestSandboxCommand(t *testing.T) {
 	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--mid", "CLIMID", "--status-shape", "data-status"}, outW, &stderr)
+		done <- run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--mid", "CLIMID"}, outW, &stderr)
 		outW.Close()
 	}()
 
