@@ -188,6 +188,15 @@ func TestGoldenJSON(t *testing.T) {
 	golden(t, "status_success.json", n, ok(cli(t, env, "", "status", "--json", "cli-intent-1")).stdout)
 	golden(t, "wait_paid.jsonl", n, ok(cli(t, env, "", "wait", "cli-intent-1", "--json")).stdout)
 
+	require.Equal(t, exitOK, cli(t, env, "", intentArgs("cli-intent-2")...).code)
+	pay(t, s, "cli-intent-2", "REJECT", "")
+	rejected := cli(t, env, "", "status", "cli-intent-2", "--json")
+	assert.Equal(t, exitPaymentFailed, rejected.code, rejected.output())
+	golden(t, "status_reject.json", n, rejected.stdout)
+	rejected = cli(t, env, "", "wait", "cli-intent-2", "--json")
+	assert.Equal(t, exitPaymentFailed, rejected.code, rejected.output())
+	golden(t, "wait_reject.jsonl", n, rejected.stdout)
+
 	req := append([]string{"request", "--amount", "250", "--vpa", "ravi@okaxis", "--order-id", "cli-request-1", "--json"}, customer...)
 	golden(t, "request.json", n, ok(cli(t, env, "", req...)).stdout)
 	link := append([]string{"link", "--amount", "100", "--json"}, customer...)

@@ -47,7 +47,7 @@ or as a PNG image with --png FILE (--png - writes the image to stdout).`,
 			if err := os.WriteFile(pngFile, img, 0o644); err != nil {
 				return err
 			}
-			return writeLine(a.stderr, fmt.Sprintf("wrote %s (%d×%d PNG)", pngFile, size, size))
+			return writeLine(a.stderr, "wrote "+pngFile)
 		}),
 	}
 	cmd.Flags().StringVar(&pngFile, "png", "", "write a PNG image to `FILE` instead (- for stdout)")

@@ -86,11 +86,15 @@ func (a *app) wait(c *upicollect.Client, orderID string, timeout, poll time.Dura
 		p.sp.stop()
 	}
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && a.ctx.Err() == nil {
-			last := "no status seen"
-			if st != nil {
-				last = "still " + string(st.TxnStatus)
-			}
+		last := "no status seen"
+		if st != nil {
+			last = "still " + string(st.TxnStatus)
+		}
+		switch {
+		case a.ctx.Err() != nil:
+			return &cliError{code: exitInterrupted, kind: kindInterrupted,
+				err: fmt.Errorf("interrupted: order %s: %s", orderID, last)}
+		case errors.Is(err, context.DeadlineExceeded):
 			return &cliError{code: exitUnknown, kind: kindTimeout,
 				err: fmt.Errorf("order %s: %s after %s", orderID, last, timeout)}
 		}
