@@ -26,6 +26,10 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // binPath is the upicollect binary built once for the whole package.
 var binPath string
 
+// coverDir, from CLI_COVERDIR, builds the binary with -cover and collects
+// its coverage there (go tool covdata percent -i DIR).
+var coverDir = os.Getenv("CLI_COVERDIR")
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "upicollect-cli-test")
@@ -37,7 +41,11 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS == "windows" {
 		binPath += ".exe"
 	}
-	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+	build := []string{"build", "-o", binPath}
+	if coverDir != "" {
+		build = append(build, "-cover")
+	}
+	if out, err := exec.Command("go", append(build, ".")...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)
@@ -62,6 +70,9 @@ func (r result) output() string { return r.stdout + "\n" + r.stderr }
 // reads, so that the developer's own settings never leak into a test.
 func cleanEnv() []string {
 	var env []string
+	if coverDir != "" {
+		env = append(env, "GOCOVERDIR="+coverDir)
+	}
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "UPICOLLECT_") || strings.HasPrefix(kv, "NO_COLOR=") {
 			continue

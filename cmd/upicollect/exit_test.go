@@ -214,6 +214,8 @@ func TestSecretNeverPrinted(t *testing.T) {
 		{"status", "sec-1"}, {"status", "sec-1", "--dry-run"}, {"status", "sec-1", "--dry-run", "--json"},
 		{"wait", "sec-1", "--timeout", "1ns"}, {"status", "X", "--secret-key", creds.SecretKey},
 		{"intent", "--amount", "0"}, {"status", "--help"},
+		append([]string{"request", "--amount", "1", "--vpa", "a@b", "--dry-run"}, customer...),
+		append([]string{"link", "--amount", "1", "--dry-run", "--json"}, customer...),
 	}
 	for _, args := range runs {
 		r := cli(t, env, "", args...)
