@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,8 +46,10 @@ func newApp(ctx context.Context, stdout, stderr io.Writer) *app {
 // without.
 func (a *app) execute(args []string) int {
 	root := a.newRoot()
-	if args == nil {
-		args = []string{} // cobra would read os.Args
+	if len(args) == 0 {
+		root.SetOut(a.stderr)
+		_ = root.Usage()
+		return exitUsage
 	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
@@ -59,9 +60,6 @@ func (a *app) execute(args []string) int {
 		err = usageError(err)
 	}
 	code, kind := a.classify(err)
-	if errors.Is(err, errReported) {
-		return code
-	}
 	if a.json || wantsJSON(args) {
 		a.printErrorJSON(kind, err)
 		return code
@@ -104,15 +102,11 @@ func (a *app) newRoot() *cobra.Command {
 		Short:         "Collect UPI payments from the shell",
 		Long:          rootLong,
 		Example:       rootExample,
+		Version:       cliVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          cobra.NoArgs,
-		RunE: a.runE(func(cmd *cobra.Command, _ []string) error {
-			cmd.SetOut(a.stderr)
-			_ = cmd.Usage()
-			return &cliError{code: exitUsage, kind: kindUsage, err: errReported}
-		}),
 	}
+	root.SetVersionTemplate("upicollect {{.Version}}\n")
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)

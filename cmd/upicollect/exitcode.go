@@ -32,9 +32,6 @@ type cliError struct {
 func (e *cliError) Error() string { return e.err.Error() }
 func (e *cliError) Unwrap() error { return e.err }
 
-// errReported marks a failure already reported to the user.
-var errReported = errors.New("reported")
-
 func usageError(err error) error {
 	var ce *cliError
 	if errors.As(err, &ce) {
