@@ -135,7 +135,7 @@ func pay(t *testing.T, s *sandbox.Server, orderID, result, utr string) {
 type normaliser struct{ pairs []string }
 
 var (
-	reServiceOrderID = regexp.MustCompile(`ORD[0-9A-Za-z]{10,}`)
+	reServiceOrderID = regexp.MustCompile(`/sandbox/pay/[^"\s/]+`)
 	reTime           = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 	reSDKVersion     = regexp.MustCompile(`upicollect-go/[^ "]+`)
 	reCLIVersion     = regexp.MustCompile(`upicollect-cli/[^ "]+|"version":"[^"]+"`)
@@ -155,7 +155,13 @@ func newNormaliser(s *sandbox.Server) normaliser {
 
 func (n normaliser) apply(s string) string {
 	s = strings.NewReplacer(n.pairs...).Replace(s)
-	s = reServiceOrderID.ReplaceAllString(s, "{{SERVICE_ORDER_ID}}")
+	// Order IDs the service makes are random; the tests' own start "cli-".
+	s = reServiceOrderID.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, "/sandbox/pay/cli-") {
+			return m
+		}
+		return "/sandbox/pay/{{SERVICE_ORDER_ID}}"
+	})
 	s = reTime.ReplaceAllString(s, "{{TIME}}")
 	s = reSDKVersion.ReplaceAllString(s, "upicollect-go/{{VERSION}}")
 	return reCLIVersion.ReplaceAllStringFunc(s, func(m string) string {
