@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	pngpkg "image/png"
 	"io"
 	"net"
 	"net/http"
@@ -277,6 +278,17 @@ func TestQR(t *testing.T) {
 	}
 	r = cli(t, nil, strings.Repeat("x", maxQRInput+1), "qr", "-")
 	assert.Equal(t, exitUsage, r.code)
+	r = cli(t, nil, strings.Repeat("x", 3000), "qr", "-")
+	assert.Equal(t, exitUsage, r.code, "too long for any QR version: %s", r.output())
+	r = cli(t, nil, "", "qr", link, "--png", png, "--size", "20")
+	assert.Equal(t, exitUsage, r.code, "--size below one pixel a module: %s", r.output())
+
+	r = cli(t, nil, "", "qr", link, "--png", "-", "--size", "300")
+	require.Equal(t, exitOK, r.code, r.output())
+	cfg, err := pngpkg.DecodeConfig(strings.NewReader(r.stdout))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, cfg.Width, 300)
+	assert.Greater(t, cfg.Width, 150, "whole pixels a module, as large as fits")
 }
 
 // TestIntentQR prints the intent's link as a QR code under the summary.

@@ -89,7 +89,11 @@ func (a *app) printIntent(in *upicollect.Intent, showQR bool) error {
 		return err
 	}
 	if showQR && in.Link != "" {
-		return writeLine(a.stdout, "\n"+upilinkTerminal(in.Link))
+		qr, err := qrTerminal(in.Link)
+		if err != nil {
+			return err
+		}
+		return writeLine(a.stdout, "\n"+qr)
 	}
 	return nil
 }

@@ -33,10 +33,14 @@ or as a PNG image with --png FILE (--png - writes the image to stdout).`,
 				return err
 			}
 			if pngFile == "" {
-				_, err := io.WriteString(a.stdout, upilinkTerminal(text))
+				qr, err := qrTerminal(text)
+				if err != nil {
+					return usageError(err)
+				}
+				_, err = io.WriteString(a.stdout, qr)
 				return err
 			}
-			img, err := upilinkPNG(text, size)
+			img, err := qrPNG(text, size)
 			if err != nil {
 				return usageError(err)
 			}
