@@ -60,6 +60,9 @@ func (a *app) execute(args []string) int {
 		err = usageError(err)
 	}
 	code, kind := a.classify(err)
+	if kind == kindInterrupted && !strings.HasPrefix(err.Error(), "interrupted") {
+		err = fmt.Errorf("interrupted: %w", err)
+	}
 	if a.json || wantsJSON(args) {
 		a.printErrorJSON(kind, err)
 		return code

@@ -63,7 +63,7 @@ or as a PNG image with --png FILE (--png - writes the image to stdout).`,
 func (a *app) qrInput(arg string) (string, error) {
 	text := arg
 	if arg == "-" {
-		b, err := io.ReadAll(io.LimitReader(a.stdin, maxQRInput+1))
+		b, err := a.readStdin(maxQRInput + 1)
 		if err != nil {
 			return "", err
 		}
@@ -77,4 +77,24 @@ func (a *app) qrInput(arg string) (string, error) {
 		return "", usageError(errors.New("nothing to encode"))
 	}
 	return text, nil
+}
+
+// readStdin reads up to n bytes of stdin, or stops when the run's context
+// ends: Ctrl-C must work while a terminal waits for input.
+func (a *app) readStdin(n int64) ([]byte, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(a.stdin, n))
+		done <- read{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-a.ctx.Done():
+		return nil, a.ctx.Err()
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -223,4 +224,20 @@ func TestSpinnerStops(t *testing.T) {
 	out := buf.String()
 	assert.Contains(t, out, "waiting for ORD9")
 	assert.True(t, strings.HasSuffix(out, clearLine), "line cleared: %q", out)
+}
+
+// TestReadStdinInterrupted: Ctrl-C ends a read of a terminal that never
+// sends anything.
+func TestReadStdinInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := newApp(ctx, &bytes.Buffer{}, &bytes.Buffer{})
+	r, w := io.Pipe()
+	defer w.Close()
+	a.stdin = r
+	cancel()
+	_, err := a.readStdin(10)
+	assert.ErrorIs(t, err, context.Canceled)
+	code, kind := a.classify(err)
+	assert.Equal(t, exitInterrupted, code)
+	assert.Equal(t, kindInterrupted, kind)
 }
