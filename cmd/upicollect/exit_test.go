@@ -278,6 +278,7 @@ func TestQR(t *testing.T) {
 	}
 	r = cli(t, nil, strings.Repeat("x", maxQRInput+1), "qr", "-")
 	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "longer than 4096 bytes")
 	r = cli(t, nil, strings.Repeat("x", 3000), "qr", "-")
 	assert.Equal(t, exitUsage, r.code, "too long for any QR version: %s", r.output())
 	r = cli(t, nil, "", "qr", link, "--png", png, "--size", "20")

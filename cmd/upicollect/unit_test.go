@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -240,4 +241,26 @@ func TestReadStdinInterrupted(t *testing.T) {
 	code, kind := a.classify(err)
 	assert.Equal(t, exitInterrupted, code)
 	assert.Equal(t, kindInterrupted, kind)
+}
+
+// TestReportDryRunMasksAuthorization masks the header itself, not only
+// through the output's redaction of known secrets.
+func TestReportDryRunMasksAuthorization(t *testing.T) {
+	for _, jsonOut := range []bool{false, true} {
+		var out bytes.Buffer
+		a := newApp(context.Background(), &out, &bytes.Buffer{})
+		a.json = jsonOut
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/v1/payments/checkPaymentStatus", strings.NewReader("mid=m&order_id=o"))
+		require.NoError(t, err)
+		req.SetBasicAuth("pk", "unregistered-secret")
+		d := &dryRun{}
+		_, err = d.RoundTrip(req)
+		require.ErrorIs(t, err, errDryRun)
+		require.NoError(t, a.reportDryRun(d, err))
+		assert.NotContains(t, out.String(), basicPair("pk", "unregistered-secret"))
+		assert.Contains(t, out.String(), "Basic [REDACTED]")
+		assert.Contains(t, out.String(), "order_id")
+	}
+	a := newApp(context.Background(), &bytes.Buffer{}, &bytes.Buffer{})
+	assert.Error(t, a.reportDryRun(&dryRun{}, nil), "no request built and no error: still a failure")
 }
