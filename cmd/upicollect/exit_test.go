@@ -47,6 +47,7 @@ func TestExitCodes(t *testing.T) {
 		kind string // JSON error kind, when the run fails with --json
 	}{
 		{"ok status pending", env, []string{"status", "unknown-order"}, exitOK, ""},
+		{"ok flags over environment", withBase(env, closed), []string{"status", "unknown-order", "--base-url", s.URL()}, exitOK, ""},
 		{"ok secret from file", noSecret, []string{"status", "unknown-order", "--secret-file", secretFile}, exitOK, ""},
 		{"usage no command", env, nil, exitUsage, ""},
 		{"usage unknown command", env, []string{"frobnicate"}, exitUsage, "usage"},
@@ -257,7 +258,7 @@ func TestQR(t *testing.T) {
 	r := cli(t, nil, "", "qr", link)
 	require.Equal(t, exitOK, r.code, r.output())
 	golden(t, "qr.txt", newNormaliser(nil), r.stdout)
-	fromStdin := cli(t, nil, link+"\n", "qr", "-")
+	fromStdin := cli(t, nil, link+"\nthe first line only\n", "qr", "-")
 	require.Equal(t, exitOK, fromStdin.code, fromStdin.output())
 	assert.Equal(t, r.stdout, fromStdin.stdout)
 

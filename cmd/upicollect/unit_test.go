@@ -204,6 +204,7 @@ func TestFormatElapsed(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		0: "0:00", 999 * time.Millisecond: "0:00", 61 * time.Second: "1:01",
 		time.Hour + 2*time.Minute + 3*time.Second: "1:02:03", -time.Second: "0:00",
+		59*time.Minute + 59*time.Second: "59:59", time.Hour: "1:00:00",
 	} {
 		assert.Equal(t, want, formatElapsed(d), d)
 	}
@@ -263,4 +264,27 @@ func TestReportDryRunMasksAuthorization(t *testing.T) {
 	}
 	a := newApp(context.Background(), &bytes.Buffer{}, &bytes.Buffer{})
 	assert.Error(t, a.reportDryRun(&dryRun{}, nil), "no request built and no error: still a failure")
+}
+
+// TestPrintIntentSparse: an answer without app links, expiry or amount
+// still prints every key, with {} and null.
+func TestPrintIntentSparse(t *testing.T) {
+	var out bytes.Buffer
+	a := newApp(context.Background(), &out, &bytes.Buffer{})
+	a.json = true
+	require.NoError(t, a.printIntent(&upicollect.Intent{OrderID: "o1", Link: "upi://pay?pa=a@b"}, false))
+	assert.Equal(t, `{"order_id":"o1","amount":null,"link":"upi://pay?pa=a@b","app_links":{},"dynamic_qr":"","expires_at":null,"message":""}`+"\n", out.String())
+
+	out.Reset()
+	a.json = false
+	require.NoError(t, a.printIntent(&upicollect.Intent{OrderID: "o1", DynamicQR: "data:image/png;base64," + strings.Repeat("A", 200)}, true))
+	assert.Contains(t, out.String(), "… (222 bytes)", "image data is not dumped on the terminal")
+	assert.NotContains(t, out.String(), "\n\n", "no link, no QR drawn")
+}
+
+func TestQRSummary(t *testing.T) {
+	short := strings.Repeat("a", 120)
+	assert.Equal(t, short, qrSummary(short))
+	long := strings.Repeat("a", 121)
+	assert.Equal(t, strings.Repeat("a", 60)+"… (121 bytes)", qrSummary(long))
 }
