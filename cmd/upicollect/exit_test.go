@@ -324,6 +324,13 @@ func TestHelp(t *testing.T) {
 	r = cli(t, nil, "", "completion", "bash")
 	assert.Equal(t, exitOK, r.code)
 	assert.Contains(t, r.stdout, "upicollect")
+	r = cli(t, nil, "", "__complete", "wait", "--ti")
+	assert.Equal(t, exitOK, r.code)
+	assert.Contains(t, r.stdout, "--timeout\t")
+	for _, c := range []string{"status", "wait", "qr"} {
+		r = cli(t, nil, "", "__complete", c, "")
+		assert.Equal(t, ":4\n", r.stdout, "%s: no file names offered for its argument", c)
+	}
 }
 
 // TestSandboxPassThrough starts `upicollect sandbox` through the binary,

@@ -26,7 +26,8 @@ phone's camera or UPI app can scan: with Unicode half blocks on the terminal,
 or as a PNG image with --png FILE (--png - writes the image to stdout).`,
 		Example: `  upicollect qr 'upi://pay?pa=shop@okaxis&pn=Shop&am=499.00&cu=INR'
   upicollect intent ... --json | jq -r .link | upicollect qr - --png pay.png`,
-		Args: exactArgs("LINK or -"),
+		Args:              exactArgs("LINK or -"),
+		ValidArgsFunction: cobra.NoFileCompletions, // order IDs and links are not files
 		RunE: a.runE(func(_ *cobra.Command, args []string) error {
 			text, err := a.qrInput(args[0])
 			if err != nil {

@@ -33,7 +33,8 @@ An order the service does not know is PENDING. Exits 6 when the payment
 ended FAIL or REJECT, 0 otherwise: check txn_status for SUCCESS.`,
 		Example: `  upicollect status ORD20261122150405ABCD1234
   upicollect status ORD20261122150405ABCD1234 --json | jq -r .txn_status`,
-		Args: exactArgs("ORDER_ID"),
+		Args:              exactArgs("ORDER_ID"),
+		ValidArgsFunction: cobra.NoFileCompletions, // order IDs and links are not files
 		RunE: a.runE(func(_ *cobra.Command, args []string) error {
 			c, dr, err := a.client(&conn)
 			if err != nil {

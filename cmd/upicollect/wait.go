@@ -26,7 +26,8 @@ On a terminal a spinner on stderr shows the time waited and the current
 status. With --json, one line per status change, the final status last.`,
 		Example: `  upicollect wait ORD20261122150405ABCD1234 --timeout 10m && echo paid
   upicollect wait ORD20261122150405ABCD1234 --json | jq -r .txn_status`,
-		Args: exactArgs("ORDER_ID"),
+		Args:              exactArgs("ORDER_ID"),
+		ValidArgsFunction: cobra.NoFileCompletions, // order IDs and links are not files
 		RunE: a.runE(func(_ *cobra.Command, args []string) error {
 			c, _, err := a.client(&conn)
 			if err != nil {
