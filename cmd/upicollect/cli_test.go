@@ -70,14 +70,14 @@ func (r result) output() string { return r.stdout + "\n" + r.stderr }
 // reads, so that the developer's own settings never leak into a test.
 func cleanEnv() []string {
 	var env []string
-	if coverDir != "" {
-		env = append(env, "GOCOVERDIR="+coverDir)
-	}
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "UPICOLLECT_") || strings.HasPrefix(kv, "NO_COLOR=") {
+		if strings.HasPrefix(kv, "UPICOLLECT_") || strings.HasPrefix(kv, "NO_COLOR=") || strings.HasPrefix(kv, "GOCOVERDIR=") {
 			continue
 		}
 		env = append(env, kv)
+	}
+	if coverDir != "" {
+		env = append(env, "GOCOVERDIR="+coverDir)
 	}
 	return env
 }
@@ -235,6 +235,15 @@ func TestGoldenHuman(t *testing.T) {
 	r = cli(t, env, "", "status", "cli-human-1")
 	require.Equal(t, exitOK, r.code, r.output())
 	golden(t, "status_success.txt", n, r.stdout)
+	r = cli(t, env, "", append([]string{"request", "--amount", "250", "--vpa", "ravi@okaxis", "--order-id", "cli-human-2"}, customer...)...)
+	require.Equal(t, exitOK, r.code, r.output())
+	golden(t, "request.txt", n, r.stdout)
+	r = cli(t, env, "", append([]string{"link", "--amount", "100"}, customer...)...)
+	require.Equal(t, exitOK, r.code, r.output())
+	golden(t, "link.txt", n, r.stdout)
+	r = cli(t, nil, "", "version")
+	require.Equal(t, exitOK, r.code, r.output())
+	assert.Regexp(t, `^upicollect \S+ \(go\S+ \S+/\S+\)\n$`, r.stdout)
 	r = cli(t, env, "", intentArgs("cli-dry-1", "--dry-run")...)
 	require.Equal(t, exitOK, r.code, r.output())
 	golden(t, "dry_run_intent.txt", n, r.stdout)
