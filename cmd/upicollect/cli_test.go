@@ -137,8 +137,8 @@ type normaliser struct{ pairs []string }
 var (
 	reServiceOrderID = regexp.MustCompile(`/sandbox/pay/[^"\s/]+`)
 	reTime           = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
-	reSDKVersion     = regexp.MustCompile(`upicollect-go/[^ "]+`)
-	reCLIVersion     = regexp.MustCompile(`upicollect-cli/[^ "]+|"version":"[^"]+"`)
+	reSDKVersion     = regexp.MustCompile(`upicollect-go/[^\s"]+`)
+	reCLIVersion     = regexp.MustCompile(`upicollect-cli/[^\s"]+|"version":"[^"]+"`)
 )
 
 func newNormaliser(s *sandbox.Server) normaliser {
@@ -275,4 +275,14 @@ func TestGoldenErrors(t *testing.T) {
 			golden(t, tt.golden, n, r.stdout)
 		})
 	}
+}
+
+// TestNormaliser replaces only the volatile parts: a version ends at
+// white space, so the body after a User-Agent line stays.
+func TestNormaliser(t *testing.T) {
+	n := newNormaliser(nil)
+	got := n.apply("User-Agent: upicollect-go/0.1.0 (go1) upicollect-cli/devel\n\namount=1\n" +
+		`{"version":"v1.2.3","at":"2026-11-22T16:45:42+05:30","link":"http://h/sandbox/pay/utz_1","own":"http://h/sandbox/pay/cli-1"}`)
+	assert.Equal(t, "User-Agent: upicollect-go/{{VERSION}} (go1) upicollect-cli/{{CLI_VERSION}}\n\namount=1\n"+
+		`{"version":"{{CLI_VERSION}}","at":"{{TIME}}","link":"http://h/sandbox/pay/{{SERVICE_ORDER_ID}}","own":"http://h/sandbox/pay/cli-1"}`, got)
 }
