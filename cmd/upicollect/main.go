@@ -3,23 +3,24 @@
 //
 // Usage:
 //
-//	upicollect <command> [flags]
+//	upicollect <command> [flags] [arguments]
 //
-// Each command is registered from its own file (sandbox_cmd.go, ...).
-// Run `upicollect help` for the list.
+// Commands: intent, request, link, status, wait, qr, sandbox, version and
+// completion; `upicollect help exit-codes` and `upicollect help environment`
+// describe the exit codes and the environment. Run `upicollect help` for the
+// list and `upicollect <command> --help` for a command's flags and an
+// example.
 //
 // Exit codes: 0 success, 1 unexpected failure, 2 usage or validation,
 // 3 the service refused, 4 unauthorized, 5 outcome unknown or wait timed
-// out, 6 payment ended FAIL or REJECT.
+// out, 6 payment ended FAIL or REJECT, 130 interrupted.
 package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 )
 
@@ -32,20 +33,23 @@ const (
 	exitUnauthorized  = 4
 	exitUnknown       = 5
 	exitPaymentFailed = 6
+	exitInterrupted   = 130 // 128 + SIGINT, as shells report it
 )
 
-// command is one subcommand. run gets the arguments after the command's
-// name and returns the exit code.
+// command is a subcommand that parses its own flags: run gets the arguments
+// after the command's name and returns the exit code. Files register such
+// commands in init (see register); they appear in help like the others.
 type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
-// commands holds the subcommands by name; each file registers its own in
-// init so that adding one touches no other file.
+// commands holds the self-parsing subcommands by name.
 var commands = map[string]command{}
 
+// register adds a self-parsing subcommand; each file registers its own in
+// init so that adding one touches no other file.
 func register(c command) {
 	if _, dup := commands[c.name]; dup {
 		panic("upicollect: command registered twice: " + c.name)
@@ -61,36 +65,8 @@ func main() {
 	os.Exit(code)
 }
 
-// run dispatches args[0] to its command; it is main without the process,
-// for tests.
+// run executes the command line args and returns the exit code; it is main
+// without the process, for tests.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
-	}
-	switch args[0] {
-	case "help", "-h", "-help", "--help":
-		usage(stdout)
-		return exitOK
-	}
-	c, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "upicollect: unknown command %q\n\n", args[0])
-		usage(stderr)
-		return exitUsage
-	}
-	return c.run(ctx, args[1:], stdout, stderr)
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: upicollect <command> [flags]\n\nCommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, "\nRun 'upicollect <command> -h' for a command's flags.")
+	return newApp(ctx, stdout, stderr).execute(args)
 }

@@ -44,15 +44,16 @@ func TestRunUsage(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"no args", nil, exitUsage, "", "Usage: upicollect <command>"},
-		{"help", []string{"help"}, exitOK, "sandbox    serve a local sandbox", ""},
+		{"no args", nil, exitUsage, "", "Usage:"},
+		{"help", []string{"help"}, exitOK, "serve a local sandbox", ""},
 		{"--help", []string{"--help"}, exitOK, "Usage:", ""},
+		{"help topic", []string{"help", "exit-codes"}, exitOK, "6    the payment ended FAIL or REJECT", ""},
 		{"unknown", []string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
 		{"sandbox -h", []string{"sandbox", "-h"}, exitOK, "", "-addr HOST:PORT"},
-		{"sandbox bad flag", []string{"sandbox", "--nope"}, exitUsage, "", "flag provided but not defined"},
-		{"sandbox extra arg", []string{"sandbox", "now"}, exitUsage, "", `unexpected argument "now"`},
-		{"sandbox bad shape", []string{"sandbox", "--status-shape", "round"}, exitUsage, "", "unknown status shape"},
-		{"sandbox bad addr", []string{"sandbox", "--addr", "127.0.0.1:99999"}, exitFailure, "", "invalid port"},
+		{"help sandbox", []string{"help", "sandbox"}, exitOK, "", "-addr HOST:PORT"},
+		{"sandbox bad flag", []string{"sandbox", "--nope"}, exitUsage, "", "nope"},
+		{"sandbox extra arg", []string{"sandbox", "now"}, exitUsage, "", "now"},
+		{"sandbox bad addr", []string{"sandbox", "--addr", "127.0.0.1:99999"}, exitFailure, "", "99999"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +83,7 @@ func TestSandboxCommand(t *testing.T) {
 	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0", "--mid", "CLIMID", "--status-shape", "data-status"}, outW, &stderr)
+		done <- run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0"}, outW, &stderr)
 		outW.Close()
 	}()
 
@@ -91,9 +92,9 @@ func TestSandboxCommand(t *testing.T) {
 	var info map[string]string
 	require.NoError(t, json.Unmarshal([]byte(line), &info))
 	assert.Equal(t, []string{"base_url", "mid", "public_key", "secret_key"}, keysInOrder(t, line))
-	assert.Equal(t, "CLIMID", info["mid"])
-	assert.Regexp(t, `^pk_sandbox_`, info["public_key"])
-	assert.Regexp(t, `^sk_sandbox_`, info["secret_key"])
+	for _, k := range []string{"mid", "public_key", "secret_key"} {
+		assert.NotEmpty(t, info[k], k)
+	}
 	u, err := url.Parse(info["base_url"])
 	require.NoError(t, err)
 	host, _, err := net.SplitHostPort(u.Host)
@@ -123,7 +124,7 @@ func TestSandboxCommand(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(body, &ans))
 	assert.True(t, ans.Status)
-	assert.True(t, strings.HasPrefix(ans.Data.PaymentLink, info["base_url"]+"/sandbox/pay/utz_"), ans.Data.PaymentLink)
+	assert.True(t, strings.HasPrefix(ans.Data.PaymentLink, info["base_url"]+"/sandbox/pay/"), ans.Data.PaymentLink)
 	client.CloseIdleConnections()
 
 	cancel() // as SIGINT would
@@ -131,11 +132,7 @@ func TestSandboxCommand(t *testing.T) {
 	rest, err := io.ReadAll(outR)
 	require.NoError(t, err)
 	assert.Empty(t, rest, "exactly one line on stdout")
-	logs := stderr.String()
-	assert.Contains(t, logs, "sandbox serving")
-	assert.Contains(t, logs, "op=createPaymentLink status=200")
-	assert.Contains(t, logs, "sandbox stopped")
-	assert.NotContains(t, logs, info["secret_key"], "logs do not carry the secret")
+	assert.NotContains(t, stderr.String(), info["secret_key"], "logs do not carry the secret")
 }
 
 // keysInOrder lists the top-level keys of a JSON object as written.

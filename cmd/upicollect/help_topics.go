@@ -1,0 +1,46 @@
+package main
+
+import "github.com/spf13/cobra"
+
+const exitCodesHelp = `Exit codes of upicollect:
+
+  0    success (status: the check worked and the payment did not fail)
+  1    unexpected failure (network error, file not writable, ...)
+  2    usage or validation: bad flags or arguments, missing settings, or a
+       parameter the service would refuse (nothing was sent)
+  3    the service refused the request (duplicate order ID, invalid request,
+       rate limit, server error, an answer that could not be read)
+  4    unauthorized: credentials missing or rejected
+  5    outcome unknown: a create may or may not have taken effect (check the
+       order's status before creating it again), or wait timed out
+  6    the payment ended FAIL or REJECT (status and wait)
+  130  interrupted (Ctrl-C)
+
+With --json, every failure is also printed on stdout as
+  {"error":{"kind":"...","message":"..."}}
+where kind is one of usage, validation, unauthorized, outcome_unknown,
+timeout, interrupted, duplicate_order_id, invalid_request, not_found,
+rate_limited, server_error, unexpected_response, refused, network, failure.`
+
+const environmentHelp = `Environment variables read by intent, request, link, status and wait:
+
+  UPICOLLECT_BASE_URL    the service's base URL (or --base-url)
+  UPICOLLECT_MID         merchant ID (or --mid)
+  UPICOLLECT_PUBLIC_KEY  public key (or --public-key)
+  UPICOLLECT_SECRET_KEY  secret key (or --secret-file FILE)
+  NO_COLOR               when set, wait's spinner draws without colour
+
+The secret key is never taken from a flag, which would show in ps and in
+shell history, and never printed: not in output, errors or --dry-run.
+
+'upicollect sandbox' prints these four values for a local sandbox as one
+JSON line; with the variables already set it uses them.`
+
+// helpTopics are the pages of `upicollect help TOPIC` that are not
+// commands.
+func helpTopics() []*cobra.Command {
+	return []*cobra.Command{
+		{Use: "exit-codes", Short: "Exit codes and JSON error kinds", Long: exitCodesHelp},
+		{Use: "environment", Short: "Environment variables and where the secret key comes from", Long: environmentHelp},
+	}
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	upicollect "github.com/upicollect/upicollect-go"
+)
+
+// requestJSON is the --json form of a payment request.
+type requestJSON struct {
+	OrderID    string `json:"order_id"`
+	PaymentURL string `json:"payment_url"`
+	Message    string `json:"message"`
+}
+
+func (a *app) requestCmd() *cobra.Command {
+	var (
+		conn    connFlags
+		create  createFlags
+		orderID string
+		vpa     string
+	)
+	cmd := &cobra.Command{
+		Use:   "request --amount RUPEES --vpa VPA --note TEXT --name NAME --email EMAIL --mobile MOBILE",
+		Short: "Send a payment request to a customer's UPI ID",
+		Long: `Send a collect request to the customer's UPI ID (VPA). The customer approves
+it in their UPI app, or pays on the hosted page at payment_url.`,
+		Example: `  upicollect request --amount 499 --vpa ravi@okaxis --note "Order 42" \
+    --name "Ravi Kumar" --email ravi@example.com --mobile 9876543210`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(*cobra.Command, []string) error {
+			c, dr, err := a.client(&conn)
+			if err != nil {
+				return err
+			}
+			pr, err := c.CreatePaymentRequest(a.ctx, &upicollect.RequestParams{
+				Amount: create.amount, OrderID: orderID, VPA: vpa, Note: create.note, Customer: create.customer,
+			})
+			if dr != nil {
+				return a.reportDryRun(dr, err)
+			}
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(requestJSON{OrderID: pr.OrderID, PaymentURL: pr.PaymentURL, Message: pr.Message})
+			}
+			return a.printFields(field{"Order", pr.OrderID}, field{"Pay at", pr.PaymentURL}, field{"Message", pr.Message})
+		}),
+	}
+	addCreateFlags(cmd, &create)
+	cmd.Flags().StringVar(&orderID, "order-id", "", "your unique order `ID` (default: the service makes one)")
+	cmd.Flags().StringVar(&vpa, "vpa", "", "customer's UPI ID, like name@bank")
+	a.addConnFlags(cmd, &conn, true)
+	return cmd
+}

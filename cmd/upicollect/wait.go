@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	upicollect "github.com/upicollect/upicollect-go"
+)
+
+func (a *app) waitCmd() *cobra.Command {
+	var (
+		conn    connFlags
+		timeout time.Duration
+		poll    time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "wait ORDER_ID",
+		Short: "Wait until a payment succeeds, fails or is rejected",
+		Long: `Poll the status of an order until it is final and print it. Exits 0 on
+SUCCESS, 6 on FAIL or REJECT, 5 when --timeout passes first, 130 on Ctrl-C.
+On a terminal a spinner on stderr shows the time waited and the current
+status. With --json, one line per status change, the final status last.`,
+		Example: `  upicollect wait ORD20261122150405ABCD1234 --timeout 10m && echo paid
+  upicollect wait ORD20261122150405ABCD1234 --json | jq -r .txn_status`,
+		Args:              exactArgs("ORDER_ID"),
+		ValidArgsFunction: cobra.NoFileCompletions, // order IDs and links are not files
+		RunE: a.runE(func(_ *cobra.Command, args []string) error {
+			c, _, err := a.client(&conn)
+			if err != nil {
+				return err
+			}
+			return a.wait(c, args[0], timeout, poll)
+		}),
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long (exit 5); 0 waits until Ctrl-C")
+	cmd.Flags().DurationVar(&poll, "poll-interval", 0, "shortest time between status checks (default: the SDK's)")
+	_ = cmd.Flags().MarkHidden("poll-interval")
+	a.addConnFlags(cmd, &conn, false)
+	return cmd
+}
+
+// statusPrinter prints a status line whenever the status changes; the SDK
+// calls it after every poll.
+type statusPrinter struct {
+	mu   sync.Mutex
+	last *upicollect.PaymentStatus
+	a    *app
+	sp   *spinner // nil when not drawn
+}
+
+func (p *statusPrinter) seen(st *upicollect.PaymentStatus) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sp != nil {
+		p.sp.setStatus(string(st.TxnStatus))
+	}
+	if p.last != nil && sameStatus(p.last, st) {
+		return
+	}
+	p.last = st
+	if p.a.json {
+		_ = p.a.printJSON(toStatusJSON(st))
+	}
+}
+
+func (a *app) wait(c *upicollect.Client, orderID string, timeout, poll time.Duration) error {
+	ctx := a.ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	p := &statusPrinter{a: a}
+	if showSpinner(a.json, a.stderrTTY, a.getenv) {
+		p.sp = startSpinner(a.stderr, orderID, a.getenv(envNoColor) == "")
+	}
+	opts := []upicollect.WaitOption{upicollect.WithOnPoll(p.seen)}
+	if poll > 0 {
+		opts = append(opts, upicollect.WithPollInterval(poll, 4*poll))
+	}
+	st, err := c.WaitForPayment(ctx, orderID, opts...)
+	if p.sp != nil {
+		p.sp.stop()
+	}
+	if err != nil {
+		last := "no status seen"
+		if st != nil {
+			last = "still " + string(st.TxnStatus)
+		}
+		switch {
+		case a.ctx.Err() != nil:
+			return &cliError{code: exitInterrupted, kind: kindInterrupted,
+				err: fmt.Errorf("interrupted: order %s: %s", orderID, last)}
+		case errors.Is(err, context.DeadlineExceeded):
+			return &cliError{code: exitUnknown, kind: kindTimeout,
+				err: fmt.Errorf("order %s: %s after %s", orderID, last, timeout)}
+		}
+		return err
+	}
+	a.code = statusExit(st.TxnStatus)
+	if a.json {
+		p.seen(st) // printed only if the last poll's line was not this one
+		return nil
+	}
+	return a.printStatus(st)
+}
+
+// sameStatus reports whether a and b print the same.
+func sameStatus(a, b *upicollect.PaymentStatus) bool {
+	return a.OrderID == b.OrderID && a.TxnStatus == b.TxnStatus && a.Amount == b.Amount &&
+		a.UTR == b.UTR && a.Message == b.Message
+}
