@@ -31,94 +31,129 @@ func ParseAmount(v json.RawMessage) (int64, error) {
 }
 
 // ParseDecimalPaise parses a decimal rupee amount such as "1.08", "-3",
-// "499.000" or "1.5e1" into paise, exactly.
+// "499.000" or "1.5e1" into paise, exactly: lexing splits the text into
+// sign, digits and exponent, and the conversion refuses what it cannot
+// represent instead of rounding or overflowing.
 func ParseDecimalPaise(s string) (int64, error) {
-	bad := func(why string) (int64, error) {
-		return 0, fmt.Errorf("amount %q: %s", clip(s), why)
-	}
-	if s == "" {
-		return bad("empty")
-	}
-	neg := false
-	i := 0
-	if s[0] == '-' {
-		neg = true
-		i = 1
-	}
-	// Collect the digits of the mantissa and where the decimal point sits.
-	var digits []byte
-	point := -1
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits = append(digits, c)
-		case c == '.' && point < 0:
-			point = len(digits)
-		default:
-			goto exponent
+	d, err := lexDecimal(s)
+	if err == nil {
+		var paise int64
+		if paise, err = d.paise(); err == nil {
+			return paise, nil
 		}
 	}
-exponent:
-	if len(digits) == 0 {
-		return bad("no digits")
+	return 0, fmt.Errorf("amount %q: %w", clip(s), err)
+}
+
+// maxExponent bounds an exponent's digits: beyond it every non-zero amount
+// is out of range or a fraction of a paisa anyway.
+const maxExponent = 1000
+
+// decimal is a lexed number: digits with the decimal point after point of
+// them, times ten to the exp.
+type decimal struct {
+	neg    bool
+	digits string // mantissa digits without the point
+	point  int    // digits before the decimal point
+	exp    int
+}
+
+// lexDecimal reads [-]digits[.digits][(e|E)[+|-]digits], with at least one
+// mantissa digit.
+func lexDecimal(s string) (decimal, error) {
+	var d decimal
+	if s == "" {
+		return d, errors.New("empty")
 	}
-	if point < 0 {
-		point = len(digits)
+	rest := s
+	if rest[0] == '-' {
+		d.neg, rest = true, rest[1:]
+	}
+	intPart, rest := splitDigits(rest)
+	var fracPart string
+	if rest != "" && rest[0] == '.' {
+		fracPart, rest = splitDigits(rest[1:])
+	}
+	if intPart == "" && fracPart == "" {
+		return d, errors.New("no digits")
+	}
+	d.digits, d.point = intPart+fracPart, len(intPart)
+	if rest == "" {
+		return d, nil
+	}
+	if rest[0] != 'e' && rest[0] != 'E' {
+		return d, errors.New("not a number")
+	}
+	exp, err := lexExponent(rest[1:])
+	d.exp = exp
+	return d, err
+}
+
+// lexExponent reads [+|-]digits, bounded by maxExponent.
+func lexExponent(s string) (int, error) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	digits, rest := splitDigits(s)
+	switch {
+	case s == "":
+		return 0, errors.New("empty exponent")
+	case rest != "" || digits == "":
+		return 0, errors.New("not a number")
 	}
 	exp := 0
-	if i < len(s) {
-		if s[i] != 'e' && s[i] != 'E' {
-			return bad("not a number")
+	for i := 0; i < len(digits); i++ {
+		if exp > maxExponent {
+			return 0, errOutOfRange
 		}
-		i++
-		expNeg := false
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			expNeg = s[i] == '-'
-			i++
-		}
-		if i == len(s) {
-			return bad("empty exponent")
-		}
-		for ; i < len(s); i++ {
-			c := s[i]
-			if c < '0' || c > '9' {
-				return bad("not a number")
-			}
-			if exp > 1000 {
-				return bad("out of range")
-			}
-			exp = exp*10 + int(c-'0')
-		}
-		if expNeg {
-			exp = -exp
-		}
+		exp = exp*10 + int(digits[i]-'0')
 	}
-	// In paise the point moves two places right.
-	point += exp + 2
+	if neg {
+		exp = -exp
+	}
+	return exp, nil
+}
+
+// splitDigits splits s after its leading ASCII digits.
+func splitDigits(s string) (digits, rest string) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+var errOutOfRange = errors.New("out of range")
+
+// paise converts d to paise: the point moves two places right; digits after
+// it must be zeros, and the value must not exceed maxPaise.
+func (d decimal) paise() (int64, error) {
+	whole := d.point + d.exp + 2 // digits of d.digits that are whole paise
 	var paise int64
-	for k, c := range digits {
-		if k >= point {
-			if c != '0' {
-				return bad("not a whole number of paise")
+	for k := 0; k < len(d.digits); k++ {
+		c := int64(d.digits[k] - '0')
+		if k >= whole {
+			if c != 0 {
+				return 0, errors.New("not a whole number of paise")
 			}
 			continue
 		}
 		if paise > maxPaise/10 {
-			return bad("out of range")
+			return 0, errOutOfRange
 		}
-		paise = paise*10 + int64(c-'0')
+		paise = paise*10 + c
 	}
-	for k := len(digits); k < point; k++ {
+	for k := len(d.digits); k < whole; k++ {
 		if paise > maxPaise/10 {
-			return bad("out of range")
+			return 0, errOutOfRange
 		}
 		paise *= 10
 	}
 	if paise > maxPaise {
-		return bad("out of range")
+		return 0, errOutOfRange
 	}
-	if neg {
+	if d.neg {
 		paise = -paise
 	}
 	return paise, nil
