@@ -2,6 +2,7 @@ package upicollect
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -71,6 +72,22 @@ func (c Credentials) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("mid", c.MID), slog.String("public_key", c.PublicKey))
 }
 
+// MarshalJSON encodes the MID and public key, with the secret key redacted,
+// so that a struct holding or embedding Credentials cannot serialise it.
+func (c Credentials) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct{ MID, PublicKey, SecretKey string }{c.MID, c.PublicKey, redactedIfSet(c.SecretKey)})
+}
+
+// MarshalText is String, for text encoders (XML, YAML, map keys).
+func (c Credentials) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+func redactedIfSet(s string) string {
+	if s == "" {
+		return ""
+	}
+	return redacted
+}
+
 // validate checks the credentials for NewClient: all present, and no control
 // characters, which would corrupt the header or hint at a pasted secret with
 // a newline.
@@ -92,14 +109,36 @@ func (c Credentials) validate() error {
 	return errors.Join(errs...)
 }
 
-// secret holds the Authorization header value; it prints as [REDACTED] so a
-// stray %v of an internal struct cannot leak it.
-type secret string
+// account is what a Client may show of its credentials.
+type account struct{ MID, PublicKey string }
 
-func (secret) String() string                { return redacted }
-func (secret) GoString() string              { return redacted }
-func (secret) Format(f fmt.State, verb rune) { fmt.Fprint(f, redacted) }
-func (secret) LogValue() slog.Value          { return slog.StringValue(redacted) }
-func basicAuth(c Credentials) secret {
-	return secret("Basic " + base64.StdEncoding.EncodeToString([]byte(c.PublicKey+":"+c.SecretKey)))
+// keys holds what a Client must never show: the secret key and the
+// Authorization header made from it. The Client keeps it behind a pointer:
+// fmt prints a pointer inside a struct as an address, so even a copy of a
+// Client printed with %+v cannot reach the secret, and every method of keys
+// that an encoder could call redacts.
+type keys struct {
+	secretKey string
+	header    string // "Basic " + base64(public:secret)
+	pair      string // the base64 part of header
 }
+
+func newKeys(c Credentials) *keys {
+	pair := base64.StdEncoding.EncodeToString([]byte(c.PublicKey + ":" + c.SecretKey))
+	return &keys{secretKey: c.SecretKey, header: "Basic " + pair, pair: pair}
+}
+
+// authorization is the Authorization header value to send.
+func (k *keys) authorization() string { return k.header }
+
+// secrets lists every form of the secret that must be scrubbed from text
+// the service sends back (an echoed header, say): the header value, its
+// base64 pair and the secret key, longest first.
+func (k *keys) secrets() []string { return []string{k.header, k.pair, k.secretKey} }
+
+func (*keys) String() string               { return redacted }
+func (*keys) GoString() string             { return redacted }
+func (*keys) Format(f fmt.State, _ rune)   { fmt.Fprint(f, redacted) }
+func (*keys) LogValue() slog.Value         { return slog.StringValue(redacted) }
+func (*keys) MarshalJSON() ([]byte, error) { return json.Marshal(redacted) }
+func (*keys) MarshalText() ([]byte, error) { return []byte(redacted), nil }

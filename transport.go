@@ -154,7 +154,7 @@ func (c *Client) try(ctx context.Context, cl *call) attempt {
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	req.Header.Set("Authorization", string(c.auth))
+	req.Header.Set("Authorization", c.auth.authorization())
 
 	res, err := c.http.Do(req)
 	if err != nil {
