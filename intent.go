@@ -54,7 +54,7 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	rupees := chk.amount(p.Amount)
 	chk.orderID(p.OrderID, false)
 	chk.redirectURL(p.RedirectURL)
-	chk.nonEmpty("note", p.Note)
+	chk.note(p.Note)
 	mobile := chk.customer(p.Customer)
 	if err := chk.err(op); err != nil {
 		return nil, err

@@ -38,7 +38,7 @@ func (c *Client) CreatePaymentLink(ctx context.Context, p *LinkParams) (*Payment
 	}
 	var chk checker
 	rupees := chk.amount(p.Amount)
-	chk.nonEmpty("note", p.Note)
+	chk.note(p.Note)
 	mobile := chk.customer(p.Customer)
 	if err := chk.err(op); err != nil {
 		return nil, err

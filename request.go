@@ -44,7 +44,7 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 	rupees := chk.amount(p.Amount)
 	chk.orderID(p.OrderID, false)
 	chk.vpa(p.VPA)
-	chk.nonEmpty("note", p.Note)
+	chk.note(p.Note)
 	mobile := chk.customer(p.Customer)
 	if err := chk.err(op); err != nil {
 		return nil, err
