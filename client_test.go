@@ -3,13 +3,16 @@ package upicollect_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +33,7 @@ func TestNewClient(t *testing.T) {
 		creds   upicollect.Credentials
 		opts    []upicollect.Option
 		wantErr []string // substrings of the error; nil = success
+		notWant []string // substrings the error must not hold
 		base    string   // BaseURL on success
 	}{
 		{name: "https", creds: testCreds, opts: []upicollect.Option{good}, base: "https://api.example.com"},
@@ -47,6 +51,8 @@ func TestNewClient(t *testing.T) {
 			upicollect.WithHTTPClient(&http.Client{}), upicollect.WithLogger(slog.Default()),
 			upicollect.WithUserAgent("acme/1.0"), upicollect.WithRetryBudget(0),
 		}, base: "https://api.example.com"},
+		{name: "WithMaxConns(1)", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithMaxConns(1)}, base: "https://api.example.com"},
+		{name: "path ending in v1 is a path", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/apiv1")}, base: "https://api.example.com/apiv1"},
 
 		{name: "empty MID", creds: upicollect.Credentials{PublicKey: "pub", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"MID is empty"}},
 		{name: "empty public key", creds: upicollect.Credentials{MID: "m", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"PublicKey is empty"}},
@@ -66,6 +72,18 @@ func TestNewClient(t *testing.T) {
 		{name: "base URL with user info", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://pub:secret@api.example.com")}, wantErr: []string{"credentials in the URL"}},
 		{name: "base URL with query", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/?x=1")}, wantErr: []string{"query or fragment"}},
 		{name: "base URL with fragment", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/#x")}, wantErr: []string{"query or fragment"}},
+		{name: "base URL ending in ?", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/?")}, wantErr: []string{"query or fragment"}},
+		{name: "base URL ending in ? without path", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com?")}, wantErr: []string{"query or fragment"}},
+		{name: "base URL ending in #", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/pcs#")}, wantErr: []string{"query or fragment"}},
+		{name: "base URL with the API path", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/v1/payments")}, wantErr: []string{"should not include the API path", "https://api.example.com"}},
+		{name: "base URL with the API path and slash", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/pcs/V1/Payments/")}, wantErr: []string{"should not include the API path"}},
+		{name: "base URL with /v1", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/v1/")}, wantErr: []string{"should not include the API path"}},
+		{name: "malformed base URL with a password", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://user:s3cr3t-pw@api.example.com:port/")}, wantErr: []string{"WithBaseURL: malformed URL"}, notWant: []string{"s3cr3t-pw", "user:"}},
+		{name: "base URL with a password", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://user:s3cr3t-pw@api.example.com/")}, wantErr: []string{"credentials in the URL"}, notWant: []string{"s3cr3t-pw", "user:"}},
+		{name: "http base URL with a password", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://user:s3cr3t-pw@api.example.com/")}, wantErr: []string{"credentials in the URL"}, notWant: []string{"s3cr3t-pw", "user:"}},
+		{name: "WithMaxConns(0)", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithMaxConns(0)}, wantErr: []string{"WithMaxConns: must be at least 1, got 0"}},
+		{name: "WithMaxConns negative", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithMaxConns(-3)}, wantErr: []string{"WithMaxConns: must be at least 1, got -3"}},
+		{name: "WithMaxConns with WithHTTPClient", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithMaxConns(4), upicollect.WithHTTPClient(&http.Client{})}, wantErr: []string{"WithMaxConns and WithHTTPClient"}},
 		{name: "http to a remote host", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://api.example.com")}, wantErr: []string{"https is required"}},
 		{name: "http to a private address", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://10.0.0.1")}, wantErr: []string{"https is required"}},
 		{name: "http to localhost lookalike", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("http://localhost.example.com")}, wantErr: []string{"https is required"}},
@@ -104,6 +122,9 @@ func TestNewClient(t *testing.T) {
 			assert.Nil(t, c)
 			for _, want := range tt.wantErr {
 				assert.Contains(t, err.Error(), want)
+			}
+			for _, bad := range tt.notWant {
+				assert.NotContains(t, err.Error(), bad)
 			}
 			if tt.creds.SecretKey != "" {
 				assert.NotContains(t, err.Error(), strings.TrimSpace(tt.creds.SecretKey), "errors never hold the secret key")
@@ -242,7 +263,12 @@ func TestBodyCapStopsReading(t *testing.T) {
 	c, _ := newClient(t, srv.BaseURL(), noRetry())
 	_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
 	assertSentinels(t, err, upicollect.ErrUnexpectedResponse)
-	assert.Less(t, <-wrote, total, "the server could write the whole body: the client read past the cap")
+	select {
+	case n := <-wrote:
+		assert.Less(t, n, total, "the server could write the whole body: the client read past the cap")
+	case <-time.After(waitBound):
+		t.Fatal("the handler never finished writing: the client neither read nor closed the body")
+	}
 }
 
 // TestBodyCapExact: a body of exactly the cap is read whole.
@@ -490,4 +516,238 @@ func TestCredentialsRedacted(t *testing.T) {
 	var rec map[string]any
 	require.NoError(t, json.Unmarshal([]byte(buf.String()), &rec))
 	assert.Equal(t, map[string]any{"mid": "MID123", "public_key": "pub"}, rec["creds"])
+}
+
+// TestRedirectRefusedThroughCallersClient: a caller's http.Client follows
+// redirects by default; through the SDK a 307 or 308 to another port of the
+// same host is still refused, so the body and the Authorization header never
+// reach that server and its answer is never taken as the service's. The
+// caller's client is left as it was.
+func TestRedirectRefusedThroughCallersClient(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			t.Parallel()
+			var stolen atomic.Int64
+			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				stolen.Add(1)
+				respond(w, http.StatusOK, successBody(t, opStatus))
+			}))
+			t.Cleanup(other.Close)
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+				http.Redirect(w, r, other.URL+r.URL.Path, code)
+			})
+			hc := &http.Client{Transport: srv.Client().Transport}
+			c, _ := newClient(t, srv.BaseURL(), upicollect.WithHTTPClient(hc), noRetry())
+			for _, op := range allOps {
+				_, _, err := callOp(context.Background(), c, op, testOrderID)
+				require.Error(t, err, op)
+				assert.ErrorIs(t, err, upicollect.ErrUnexpectedResponse, op)
+				var ae *upicollect.APIError
+				require.ErrorAs(t, err, &ae, op)
+				assert.Equal(t, code, ae.HTTPStatus, op)
+			}
+			assert.Equal(t, int64(0), stolen.Load(), "the other server got a request")
+			assert.Equal(t, len(allOps), srv.Count())
+			assert.Nil(t, hc.CheckRedirect, "the caller's client is not mutated")
+		})
+	}
+}
+
+// TestResponseHeaderCap: the SDK's own transport refuses an answer whose
+// headers exceed 64 KiB instead of holding megabytes of them.
+func TestResponseHeaderCap(t *testing.T) {
+	t.Parallel()
+	tr := upicollect.DefaultHTTPClient().Transport.(*http.Transport)
+	assert.Equal(t, int64(64<<10), tr.MaxResponseHeaderBytes)
+	tr.CloseIdleConnections()
+
+	for _, tc := range []struct {
+		name  string
+		bytes int
+		ok    bool
+	}{{"small", 48 << 10, true}, {"huge", 256 << 10, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("X-Padding", strings.Repeat("a", tc.bytes))
+				respond(w, http.StatusOK, successBody(t, opStatus))
+			})
+			c, _ := newClient(t, srv.BaseURL(), noRetry())
+			t.Cleanup(c.CloseIdleConnections)
+			st, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+			if tc.ok {
+				require.NoError(t, err)
+				assert.True(t, st.Paid())
+				return
+			}
+			require.Error(t, err)
+			assert.Nil(t, st)
+			assert.Contains(t, err.Error(), "exceeded")
+		})
+	}
+}
+
+// connCounter counts the connections a test server accepts and the most
+// requests it handles at once.
+type connCounter struct {
+	opened            atomic.Int64
+	active, maxActive atomic.Int64
+}
+
+func (cc *connCounter) track(_ net.Conn, s http.ConnState) {
+	if s == http.StateNew {
+		cc.opened.Add(1)
+	}
+}
+
+// TestMaxConns: calls beyond WithMaxConns queue for a connection. Handlers
+// block until n requests are in, so that without the bound every call
+// would open its own connection; with it, no more than n are ever opened.
+func TestMaxConns(t *testing.T) {
+	t.Parallel()
+	const n, calls = 2, 8
+	var cc connCounter
+	arrived := make(chan struct{}, calls)
+	release := make(chan struct{})
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		cur := cc.active.Add(1)
+		defer cc.active.Add(-1)
+		for m := cc.maxActive.Load(); cur > m && !cc.maxActive.CompareAndSwap(m, cur); m = cc.maxActive.Load() {
+		}
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		bySuccess(t)(w, r, 0)
+	})
+	srv.Config.ConnState = cc.track
+	c, _ := newClient(t, srv.BaseURL(), upicollect.WithMaxConns(n), noRetry())
+	t.Cleanup(c.CloseIdleConnections)
+
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+	defer cancel()
+	errs := make(chan error, calls)
+	for i := 0; i < calls; i++ {
+		go func() {
+			_, err := c.CheckPaymentStatus(ctx, testStatusOrder)
+			errs <- err
+		}()
+	}
+	for i := 0; i < n; i++ {
+		select {
+		case <-arrived:
+		case <-ctx.Done():
+			t.Fatalf("only %d of %d requests arrived", i, n)
+		}
+	}
+	close(release)
+	for i := 0; i < calls; i++ {
+		select {
+		case err := <-errs:
+			assert.NoError(t, err)
+		case <-ctx.Done():
+			t.Fatalf("%d of %d calls returned", i, calls)
+		}
+	}
+	assert.LessOrEqual(t, cc.opened.Load(), int64(n), "connections opened")
+	assert.LessOrEqual(t, cc.maxActive.Load(), int64(n), "requests handled at once")
+	assert.Equal(t, calls, srv.Count())
+}
+
+// TestDefaultMaxConns: the SDK's own transport bounds connections to the
+// host, idle and in use, at DefaultMaxConns.
+func TestDefaultMaxConns(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, 64, upicollect.DefaultMaxConns)
+	tr := upicollect.DefaultHTTPClient().Transport.(*http.Transport)
+	assert.Equal(t, upicollect.DefaultMaxConns, tr.MaxConnsPerHost)
+	assert.Equal(t, upicollect.DefaultMaxConns, tr.MaxIdleConnsPerHost)
+	assert.GreaterOrEqual(t, tr.MaxIdleConns, upicollect.DefaultMaxConns)
+}
+
+// TestCloseIdleConnections: the client's idle connection is closed, and
+// the client still works afterwards on a new one.
+func TestCloseIdleConnections(t *testing.T) {
+	t.Parallel()
+	closed := make(chan struct{}, 4)
+	var cc connCounter
+	srv := newTestServer(t, bySuccess(t))
+	srv.Config.ConnState = func(conn net.Conn, s http.ConnState) {
+		cc.track(conn, s)
+		if s == http.StateClosed {
+			closed <- struct{}{}
+		}
+	}
+	c, _ := newClient(t, srv.BaseURL())
+	_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+	require.NoError(t, err)
+	c.CloseIdleConnections()
+	select {
+	case <-closed:
+	case <-time.After(waitBound):
+		t.Fatal("the idle connection was not closed")
+	}
+	_, err = c.CheckPaymentStatus(context.Background(), testStatusOrder)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), cc.opened.Load())
+	c.CloseIdleConnections()
+}
+
+// TestCloseIdleConnectionsCallersClient: with WithHTTPClient the caller's
+// transport is asked to close its idle connections.
+func TestCloseIdleConnectionsCallersClient(t *testing.T) {
+	t.Parallel()
+	rt := &idleCloser{}
+	c, _ := newClient(t, "https://api.example.com", upicollect.WithHTTPClient(&http.Client{Transport: rt}))
+	c.CloseIdleConnections()
+	assert.Equal(t, int64(1), rt.closes.Load())
+}
+
+type idleCloser struct{ closes atomic.Int64 }
+
+func (*idleCloser) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("not used")
+}
+func (ic *idleCloser) CloseIdleConnections() { ic.closes.Add(1) }
+
+// TestZeroClientPanicsClearly: every method of a nil or zero Client panics
+// with a message that says what to do, not a bare nil dereference.
+func TestZeroClientPanicsClearly(t *testing.T) {
+	t.Parallel()
+	const want = "upicollect: nil or zero Client: create one with NewClient"
+	ctx := context.Background()
+	in := validInput()
+	for name, c := range map[string]*upicollect.Client{"nil": nil, "zero": {}} {
+		for method, call := range map[string]func(){
+			"CreatePaymentIntent":  func() { _, _ = c.CreatePaymentIntent(ctx, in.intent()) },
+			"CreatePaymentRequest": func() { _, _ = c.CreatePaymentRequest(ctx, in.request()) },
+			"CreatePaymentLink":    func() { _, _ = c.CreatePaymentLink(ctx, in.link()) },
+			"CheckPaymentStatus":   func() { _, _ = c.CheckPaymentStatus(ctx, testStatusOrder) },
+			"WaitForPayment":       func() { _, _ = c.WaitForPayment(ctx, testStatusOrder) },
+			"Do":                   func() { _, _ = c.Do(ctx, "/v1/payments/refund", nil, nil) },
+			"CloseIdleConnections": func() { c.CloseIdleConnections() },
+			"BaseURL":              func() { _ = c.BaseURL() },
+			"MID":                  func() { _ = c.MID() },
+		} {
+			assert.PanicsWithValue(t, want, call, "%s client, %s", name, method)
+		}
+		assert.NotPanics(t, func() { _ = fmt.Sprint(c) }, "printing a %s client", name)
+	}
+}
+
+// TestDefaultRetryBudget: the default budget allows DefaultRetryBudget /
+// 5 = 100 retries while the service keeps failing, then none.
+func TestDefaultRetryBudget(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, 500, upicollect.DefaultRetryBudget)
+	srv := newTestServer(t, always(http.StatusInternalServerError, loadResponse(t, "server_error_500.json")))
+	c, _ := newClient(t, srv.BaseURL(), attempts(2))
+	const calls = 150
+	for i := 0; i < calls; i++ {
+		_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+		require.ErrorIs(t, err, upicollect.ErrServer)
+	}
+	assert.Equal(t, calls+upicollect.DefaultRetryBudget/5, srv.Count(), "one attempt per call, and 100 retries")
 }

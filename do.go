@@ -22,6 +22,7 @@ import (
 // service; ambiguous failures return ErrOutcomeUnknown. The context bounds
 // the whole call.
 func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) (*Response, error) {
+	c.mustInit()
 	var chk checker
 	op := strings.TrimPrefix(path, "/")
 	if i := strings.LastIndex(op, "/"); i >= 0 {

@@ -151,6 +151,11 @@ func (ts *testServer) Last(t testing.TB) recorded {
 	return reqs[len(reqs)-1]
 }
 
+// waitBound bounds every wait of a test for another goroutine or a server
+// (select with time.After), so that a regression fails instead of hanging.
+// It is never a measurement: only a limit far above any normal wait.
+const waitBound = 10 * time.Second
+
 // fixedRand is the jitter source of test clients: backoff delays are then
 // exactly half their ceiling.
 func fixedRand() float64 { return 0.5 }

@@ -46,6 +46,7 @@ type Intent struct {
 // cancelling it after the request went out gives no guarantee either way
 // (ErrOutcomeUnknown): check the order's status before creating it again.
 func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Intent, error) {
+	c.mustInit()
 	const op = wire.OpCreatePaymentIntent
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}

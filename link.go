@@ -32,6 +32,7 @@ type PaymentLink struct {
 // went out: a timeout, a reset or a 5xx returns ErrOutcomeUnknown, and so
 // does a context cancelled mid-request (no guarantee either way).
 func (c *Client) CreatePaymentLink(ctx context.Context, p *LinkParams) (*PaymentLink, error) {
+	c.mustInit()
 	const op = wire.OpCreatePaymentLink
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}

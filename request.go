@@ -36,6 +36,7 @@ type PaymentRequest struct {
 // p.OrderID is set (a later 409 is then ErrOutcomeUnknown); a cancelled
 // context after the request went out gives no guarantee either way.
 func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*PaymentRequest, error) {
+	c.mustInit()
 	const op = wire.OpCreatePaymentRequest
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}

@@ -35,6 +35,7 @@ func (s *PaymentStatus) Paid() bool { return s != nil && s.TxnStatus == TxnSucce
 // 429 (honouring Retry-After), 500, 502, 503 and 504, within the retry
 // policy and budget. The context bounds the whole call, backoff included.
 func (c *Client) CheckPaymentStatus(ctx context.Context, orderID string) (*PaymentStatus, error) {
+	c.mustInit()
 	const op = wire.OpCheckPaymentStatus
 	var chk checker
 	chk.orderID(orderID, true)

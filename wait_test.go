@@ -228,18 +228,21 @@ func TestWaitForPaymentPollDelaysWithinBounds(t *testing.T) {
 		name     string
 		min, max time.Duration
 		rand     float64
+		polls    int
 	}{
-		{"default low jitter", 0, 0, 0},
-		{"default high jitter", 0, 0, 0.999999},
-		{"1s..1s", time.Second, time.Second, 0.5},
-		{"3s..7s", 3 * time.Second, 7 * time.Second, 0.999999},
-		{"max below min", 5 * time.Second, time.Second, 0.5},
-		{"huge max", time.Second, math.MaxInt64, 0.5},
-		{"huge max high jitter", time.Second, math.MaxInt64, 0.999999},
+		{"default low jitter", 0, 0, 0, 70},
+		{"default high jitter", 0, 0, 0.999999, 70},
+		{"1s..1s", time.Second, time.Second, 0.5, 70},
+		{"3s..7s", 3 * time.Second, 7 * time.Second, 0.999999, 70},
+		{"max below min", 5 * time.Second, time.Second, 0.5, 70},
+		// Doubling from 1s, 30 polls add up to about 2^30 s: as far as a
+		// wait can go before its deadline (even MaxInt64 from now) passes.
+		{"huge max", time.Second, math.MaxInt64, 0.5, 30},
+		{"huge max high jitter", time.Second, math.MaxInt64, 0.999999, 30},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			const polls = 70
+			polls := tc.polls
 			steps := make([]string, polls)
 			for i := range steps {
 				steps[i] = pending
@@ -248,7 +251,8 @@ func TestWaitForPaymentPollDelaysWithinBounds(t *testing.T) {
 			srv := newTestServer(t, statusScript(t, steps...))
 			r := tc.rand
 			c, clk := newClient(t, srv.BaseURL(), upicollect.WithRand(func() float64 { return r }))
-			st, err := c.WaitForPayment(context.Background(), testStatusOrder, upicollect.WithPollInterval(tc.min, tc.max))
+			st, err := c.WaitForPayment(context.Background(), testStatusOrder,
+				upicollect.WithPollInterval(tc.min, tc.max), upicollect.WithMaxWait(math.MaxInt64))
 			require.NoError(t, err)
 			assert.True(t, st.Paid())
 			lo, hi := tc.min, tc.max
