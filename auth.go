@@ -112,33 +112,39 @@ func (c Credentials) validate() error {
 // account is what a Client may show of its credentials.
 type account struct{ MID, PublicKey string }
 
-// keys holds what a Client must never show: the secret key and the
-// Authorization header made from it. The Client keeps it behind a pointer:
-// fmt prints a pointer inside a struct as an address, so even a copy of a
-// Client printed with %+v cannot reach the secret, and every method of keys
-// that an encoder could call redacts.
-type keys struct {
-	secretKey string
-	header    string // "Basic " + base64(public:secret)
-	pair      string // the base64 part of header
-}
+// header is the Authorization header value, "Basic " + base64(public:secret).
+// The Client keeps it behind a pointer to this string type: fmt prints such
+// a pointer as an address under every verb and at every depth (a pointer to
+// a struct it would follow, under a wrong verb), so that even a copy of a
+// Client printed with %+v or %s cannot reach the secret. Every method an
+// encoder could call on it redacts.
+type header string
 
-func newKeys(c Credentials) *keys {
-	pair := base64.StdEncoding.EncodeToString([]byte(c.PublicKey + ":" + c.SecretKey))
-	return &keys{secretKey: c.SecretKey, header: "Basic " + pair, pair: pair}
+func newHeader(c Credentials) *header {
+	h := header("Basic " + base64.StdEncoding.EncodeToString([]byte(c.PublicKey+":"+c.SecretKey)))
+	return &h
 }
 
 // authorization is the Authorization header value to send.
-func (k *keys) authorization() string { return k.header }
+func (h *header) authorization() string { return string(*h) }
 
 // secrets lists every form of the secret that must be scrubbed from text
 // the service sends back (an echoed header, say): the header value, its
 // base64 pair and the secret key, longest first.
-func (k *keys) secrets() []string { return []string{k.header, k.pair, k.secretKey} }
+func (h *header) secrets() []string {
+	pair := strings.TrimPrefix(string(*h), "Basic ")
+	out := []string{string(*h), pair}
+	if b, err := base64.StdEncoding.DecodeString(pair); err == nil {
+		if _, secret, ok := strings.Cut(string(b), ":"); ok && secret != "" {
+			out = append(out, secret)
+		}
+	}
+	return out
+}
 
-func (*keys) String() string               { return redacted }
-func (*keys) GoString() string             { return redacted }
-func (*keys) Format(f fmt.State, _ rune)   { fmt.Fprint(f, redacted) }
-func (*keys) LogValue() slog.Value         { return slog.StringValue(redacted) }
-func (*keys) MarshalJSON() ([]byte, error) { return json.Marshal(redacted) }
-func (*keys) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+func (header) String() string               { return redacted }
+func (header) GoString() string             { return redacted }
+func (header) Format(f fmt.State, _ rune)   { fmt.Fprint(f, redacted) }
+func (header) LogValue() slog.Value         { return slog.StringValue(redacted) }
+func (header) MarshalJSON() ([]byte, error) { return json.Marshal(redacted) }
+func (header) MarshalText() ([]byte, error) { return []byte(redacted), nil }

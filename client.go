@@ -36,8 +36,8 @@ const maxHeaderBytes = 64 << 10
 // zero or nil Client panics with a message saying to call NewClient.
 type Client struct {
 	creds     account
-	auth      *keys  // the secret and the Basic header, behind a pointer fmt does not follow
-	base      string // base URL without a trailing slash
+	auth      *header // behind a pointer that fmt does not follow
+	base      string  // base URL without a trailing slash
 	baseURL   *url.URL
 	endpoints map[string]string // the operations' URLs, joined once
 	http      *http.Client
@@ -88,7 +88,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		creds:     account{MID: creds.MID, PublicKey: creds.PublicKey},
-		auth:      newKeys(creds),
+		auth:      newHeader(creds),
 		base:      strings.TrimSuffix(s.baseURL.String(), "/"),
 		baseURL:   s.baseURL,
 		timeout:   s.timeout,

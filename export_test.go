@@ -29,3 +29,7 @@ func CloseIdleConnections(c *Client) { c.CloseIdleConnections() }
 // AuthHeader returns the client's Authorization value in its redacting
 // wrapper type, so tests can check that no fmt verb or log prints it.
 func AuthHeader(c *Client) any { return c.auth }
+
+// Secrets returns every form of the client's secret that must be scrubbed
+// from what the service sends back.
+func Secrets(c *Client) []string { return c.auth.secrets() }

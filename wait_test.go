@@ -29,6 +29,10 @@ func statusScript(t testing.TB, steps ...string) handlerFunc {
 			respond(w, 429, loadResponse(t, "rate_limited_429.json"))
 		case "garbage":
 			respond(w, 200, loadResponse(t, "truncated.json"))
+		case "html404":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte("<html><body>Not Found</body></html>"))
 		default:
 			respond(w, 200, loadResponse(t, step+".json"))
 		}
@@ -108,6 +112,31 @@ func TestWaitForPaymentMaxWait(t *testing.T) {
 	assert.Equal(t, 6, polls)
 }
 
+// TestWaitForPaymentDefaultMaxWait: with context.Background and no
+// WithMaxWait (or a WithMaxWait of zero or less), a wait on an order that
+// stays PENDING ends after DefaultMaxWait of the client's clock.
+func TestWaitForPaymentDefaultMaxWait(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, 15*time.Minute, upicollect.DefaultMaxWait)
+	for name, opts := range map[string][]upicollect.WaitOption{
+		"no option": nil, "WithMaxWait(0)": {upicollect.WithMaxWait(0)}, "WithMaxWait(-1s)": {upicollect.WithMaxWait(-time.Second)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, statusScript(t, pending))
+			c, clk := newClient(t, srv.BaseURL())
+			start := clk.Now()
+			st, err := c.WaitForPayment(context.Background(), testStatusOrder, opts...)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.NotNil(t, st)
+			assert.Equal(t, upicollect.TxnPending, st.TxnStatus)
+			assert.Equal(t, upicollect.DefaultMaxWait, clk.Now().Sub(start))
+			// Delays 2s, 3s, 6s, then 7.5s: 118 of those fit in the rest.
+			assert.Equal(t, 1+3+118, srv.Count())
+		})
+	}
+}
+
 func TestWaitForPaymentContextDeadlineNoStatus(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, statusScript(t, "500"))
@@ -175,6 +204,8 @@ func TestWaitForPaymentStopsOnPermanentErrors(t *testing.T) {
 		{"401", upicollect.ErrUnauthorized},
 		{"missing_auth", upicollect.ErrUnauthorized},
 		{"400", upicollect.ErrInvalidRequest},
+		// A 404 that is not the service's envelope: a wrong base URL.
+		{"html404", upicollect.ErrUnexpectedResponse},
 	} {
 		t.Run(tc.step, func(t *testing.T) {
 			t.Parallel()
