@@ -53,6 +53,29 @@ func TestMoneyRupeesPaise(t *testing.T) {
 	assert.Equal(t, "1.00", upicollect.Rupees(upicollect.MinAmountRupees).String())
 }
 
+// TestRupeesSaturates: a count of rupees whose paise overflow int64 gives
+// the largest or smallest Money, never a wrapped amount that looks valid.
+func TestRupeesSaturates(t *testing.T) {
+	t.Parallel()
+	const maxR, minR = math.MaxInt64 / 100, math.MinInt64 / 100
+	for _, tt := range []struct {
+		rupees int64
+		want   upicollect.Money
+	}{
+		{maxR, upicollect.Money(maxR * 100)},
+		{maxR + 1, math.MaxInt64},
+		{1<<62 + 499, math.MaxInt64},
+		{math.MaxInt64, math.MaxInt64},
+		{minR, upicollect.Money(minR * 100)},
+		{minR - 1, math.MinInt64},
+		{math.MinInt64, math.MinInt64},
+		{-(1<<62 + 499), math.MinInt64},
+	} {
+		assert.Equal(t, tt.want, upicollect.Rupees(tt.rupees), "Rupees(%d)", tt.rupees)
+	}
+	assert.Equal(t, "92233720368547758.07", upicollect.Rupees(maxR+1).String())
+}
+
 func TestTxnStatusTerminal(t *testing.T) {
 	t.Parallel()
 	for s, want := range map[upicollect.TxnStatus]bool{
