@@ -21,7 +21,6 @@ import (
 
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/internal/clock"
-	"github.com/upicollect/upicollect-go/internal/leakcheck"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -414,7 +413,7 @@ func fmCounter(t *testing.T) (*httptest.Server, *atomic.Int64) {
 }
 
 func TestFaultMatrix(t *testing.T) {
-	leakcheck.Check(t) // first: its cleanup runs after every server closed
+	verifyNoLeaks(t) // first: its cleanup runs after every server closed
 	covered := map[string]map[fmOp]bool{}
 	for _, cell := range faultMatrix {
 		if covered[cell.fault.name] == nil {

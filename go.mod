@@ -5,6 +5,7 @@ go 1.23
 require (
 	github.com/google/go-querystring v1.2.0
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 	rsc.io/qr v0.2.0
 )
 

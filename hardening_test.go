@@ -21,7 +21,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/leakcheck"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -77,7 +76,7 @@ func hardTrusting(t *testing.T, srv *httptest.Server) *http.Client {
 }
 
 func TestHardeningTLSMinimum(t *testing.T) {
-	leakcheck.Check(t)
+	verifyNoLeaks(t)
 
 	hc := upicollect.DefaultHTTPClient()
 	tr, ok := hc.Transport.(*http.Transport)
@@ -194,7 +193,7 @@ func TestHardeningHTTPSRequired(t *testing.T) {
 }
 
 func TestHardeningRedirectNotFollowed(t *testing.T) {
-	leakcheck.Check(t)
+	verifyNoLeaks(t)
 	for _, code := range []int{301, 302, 303, 307, 308} {
 		t.Run(strconv.Itoa(code), func(t *testing.T) {
 			s := sandbox.Start(t)
@@ -223,7 +222,7 @@ func TestHardeningRedirectNotFollowed(t *testing.T) {
 }
 
 func TestHardeningBodyCap(t *testing.T) {
-	leakcheck.Check(t)
+	verifyNoLeaks(t)
 	const size = 100 << 20 // 100 MB
 	for _, chunked := range []bool{false, true} {
 		name := "Content-Length"
@@ -294,7 +293,7 @@ func hardWait(t *testing.T, done <-chan struct{}, what string) {
 }
 
 func TestHardeningSlowBodyEndsAtAttemptTimeout(t *testing.T) {
-	leakcheck.Check(t)
+	verifyNoLeaks(t)
 	for _, op := range fmOps {
 		t.Run(string(op), func(t *testing.T) {
 			t.Parallel()
@@ -323,7 +322,7 @@ func TestHardeningSlowBodyEndsAtAttemptTimeout(t *testing.T) {
 }
 
 func TestHardeningWrongContentTypeStillRead(t *testing.T) {
-	leakcheck.Check(t)
+	verifyNoLeaks(t)
 	bodies := map[fmOp]string{
 		fmIntent: `{"status":true,"statusCode":200,"msg":"Payment intent created successfully","data":{` +
 			`"intent":"upi://pay?pa=m@upi&am=499.00","phonepe":"phonepe://pay?pa=m@upi","dynamicQR":"https://x.example/qr.png",` +

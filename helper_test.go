@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/internal/clock"
@@ -155,6 +156,16 @@ func (ts *testServer) Last(t testing.TB) recorded {
 // (select with time.After), so that a regression fails instead of hanging.
 // It is never a measurement: only a limit far above any normal wait.
 const waitBound = 10 * time.Second
+
+// verifyNoLeaks fails t if goroutines it started are still running at its
+// cleanup (goleak retries for a while first, so goroutines on their way out
+// are not reported). Call it first in a test that does not run in parallel
+// with others, so that its cleanup runs after every other one.
+func verifyNoLeaks(t *testing.T) {
+	t.Helper()
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+}
 
 // fixedRand is the jitter source of test clients: backoff delays are then
 // exactly half their ceiling.
