@@ -15,11 +15,22 @@
 // HTTP Basic credentials (public key and secret key) and the merchant id in
 // the body. Amounts are Money, in paise; the service takes whole rupees.
 //
+// The client never follows a redirect, whichever http.Client it sends
+// through: credentials and bodies go to the base URL's host and port only.
+// Its own transport opens at most WithMaxConns connections (DefaultMaxConns
+// by default; calls beyond wait for one, within their context) and reads at
+// most 64 KiB of response headers. Call CloseIdleConnections when done with
+// a client. A Client must come from NewClient: the methods of a zero or nil
+// Client panic saying so.
+//
 // # Validation
 //
 // Parameters are checked before any I/O. Every problem is reported at once in
 // a *ValidationError whose FieldErrors name the wire field ("amount", "vpa",
 // "customer_mobile", ...); errors.Is(err, ErrValidation) is true for it.
+// Text fields are capped (MaxOrderIDLen, MaxNoteLen, MaxCustomerNameLen,
+// MaxEmailLen, MaxVPALen, MaxRedirectURLLen) at lengths no real value
+// reaches, and order ids must be valid UTF-8 without invisible characters.
 //
 // # Errors
 //
@@ -63,10 +74,13 @@
 // attempt also has its own timeout (WithTimeout, 30s by default). A create
 // whose context ends after the request went out gives no guarantee either
 // way: the error matches both the context's error and ErrOutcomeUnknown.
+// WaitForPayment ends with its context or after DefaultMaxWait, whichever
+// comes first (WithMaxWait changes the latter).
 //
 // # Secrets
 //
-// The secret key and the Authorization header never appear in errors, logs
-// or any fmt verb of this package's values; WithLogger records mask the
-// customer's e-mail, mobile and VPA.
+// The secret key and the Authorization header never appear in errors, logs,
+// any fmt verb, JSON or text encoding of this package's values (Credentials,
+// a struct embedding them, a Client or a copy of one); WithLogger records
+// mask the customer's e-mail, mobile and VPA.
 package upicollect
