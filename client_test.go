@@ -601,6 +601,22 @@ func (cc *connCounter) track(_ net.Conn, s http.ConnState) {
 	}
 }
 
+// connServer starts a loopback server whose connections cc counts (and
+// whose closed connections are sent on closed, when not nil).
+func connServer(t *testing.T, cc *connCounter, closed chan<- struct{}, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(conn net.Conn, s http.ConnState) {
+		cc.track(conn, s)
+		if s == http.StateClosed && closed != nil {
+			closed <- struct{}{}
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // TestMaxConns: calls beyond WithMaxConns queue for a connection. Handlers
 // block until n requests are in, so that without the bound every call
 // would open its own connection; with it, no more than n are ever opened.
@@ -608,9 +624,11 @@ func TestMaxConns(t *testing.T) {
 	t.Parallel()
 	const n, calls = 2, 8
 	var cc connCounter
+	var served atomic.Int64
 	arrived := make(chan struct{}, calls)
 	release := make(chan struct{})
-	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+	srv := connServer(t, &cc, nil, func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
 		cur := cc.active.Add(1)
 		defer cc.active.Add(-1)
 		for m := cc.maxActive.Load(); cur > m && !cc.maxActive.CompareAndSwap(m, cur); m = cc.maxActive.Load() {
@@ -620,10 +638,9 @@ func TestMaxConns(t *testing.T) {
 		case <-release:
 		case <-r.Context().Done():
 		}
-		bySuccess(t)(w, r, 0)
+		respond(w, http.StatusOK, successBody(t, opStatus))
 	})
-	srv.Config.ConnState = cc.track
-	c, _ := newClient(t, srv.BaseURL(), upicollect.WithMaxConns(n), noRetry())
+	c, _ := newClient(t, srv.URL, upicollect.WithMaxConns(n), noRetry())
 	t.Cleanup(c.CloseIdleConnections)
 
 	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
@@ -653,7 +670,7 @@ func TestMaxConns(t *testing.T) {
 	}
 	assert.LessOrEqual(t, cc.opened.Load(), int64(n), "connections opened")
 	assert.LessOrEqual(t, cc.maxActive.Load(), int64(n), "requests handled at once")
-	assert.Equal(t, calls, srv.Count())
+	assert.Equal(t, int64(calls), served.Load())
 }
 
 // TestDefaultMaxConns: the SDK's own transport bounds connections to the
@@ -673,14 +690,10 @@ func TestCloseIdleConnections(t *testing.T) {
 	t.Parallel()
 	closed := make(chan struct{}, 4)
 	var cc connCounter
-	srv := newTestServer(t, bySuccess(t))
-	srv.Config.ConnState = func(conn net.Conn, s http.ConnState) {
-		cc.track(conn, s)
-		if s == http.StateClosed {
-			closed <- struct{}{}
-		}
-	}
-	c, _ := newClient(t, srv.BaseURL())
+	srv := connServer(t, &cc, closed, func(w http.ResponseWriter, _ *http.Request) {
+		respond(w, http.StatusOK, successBody(t, opStatus))
+	})
+	c, _ := newClient(t, srv.URL)
 	_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
 	require.NoError(t, err)
 	c.CloseIdleConnections()
