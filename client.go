@@ -1,6 +1,7 @@
 package upicollect
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -107,7 +108,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	if s.httpClient != nil {
 		c.http = noRedirects(s.httpClient)
 	} else {
-		c.http = defaultHTTPClient(orDefault(s.maxConns, DefaultMaxConns))
+		c.http = defaultHTTPClient(cmp.Or(s.maxConns, DefaultMaxConns))
 	}
 	if c.logger == nil {
 		c.logger = slog.New(discardHandler{})
@@ -117,14 +118,6 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 
 // operations are the four operations whose URLs NewClient joins once.
 var operations = []string{wire.OpCreatePaymentIntent, wire.OpCreatePaymentRequest, wire.OpCreatePaymentLink, wire.OpCheckPaymentStatus}
-
-// orDefault returns v, or def when v is zero.
-func orDefault(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
 
 // errZeroClient is the panic of a method called on a nil or zero Client.
 const errZeroClient = "upicollect: nil or zero Client: create one with NewClient"

@@ -81,7 +81,7 @@ func parseBaseURL(rawURL string) (*url.URL, error) {
 		return nil, errors.New("credentials in the URL; use Credentials")
 	case u.Host == "":
 		return nil, errors.New("no host")
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(rawURL, "?#"):
+	case strings.ContainsAny(rawURL, "?#"): // even an empty one: "/?" would become "/?/v1/..."
 		return nil, errors.New("query or fragment not allowed")
 	}
 	p := strings.ToLower(strings.TrimRight(u.Path, "/"))
