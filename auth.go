@@ -133,13 +133,9 @@ func (h *header) authorization() string { return string(*h) }
 // base64 pair and the secret key, longest first.
 func (h *header) secrets() []string {
 	pair := strings.TrimPrefix(string(*h), "Basic ")
-	out := []string{string(*h), pair}
-	if b, err := base64.StdEncoding.DecodeString(pair); err == nil {
-		if _, secret, ok := strings.Cut(string(b), ":"); ok && secret != "" {
-			out = append(out, secret)
-		}
-	}
-	return out
+	b, _ := base64.StdEncoding.DecodeString(pair) // newHeader made it: valid
+	_, secret, _ := strings.Cut(string(b), ":")   // the public key has no colon
+	return []string{string(*h), pair, secret}
 }
 
 func (header) String() string               { return redacted }

@@ -154,9 +154,6 @@ func (c *Client) LogValue() slog.Value {
 
 // MarshalJSON encodes the base URL and the MID only.
 func (c *Client) MarshalJSON() ([]byte, error) {
-	if c == nil {
-		return []byte("null"), nil
-	}
 	return json.Marshal(struct {
 		BaseURL string `json:"base_url"`
 		MID     string `json:"mid"`

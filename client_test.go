@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,7 @@ func TestNewClient(t *testing.T) {
 			upicollect.WithHTTPClient(&http.Client{}), upicollect.WithLogger(slog.Default()),
 			upicollect.WithUserAgent("acme/1.0"), upicollect.WithRetryBudget(0),
 		}, base: "https://api.example.com"},
+		{name: "WithRateLimit at its bounds", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(1e6, 1)}, base: "https://api.example.com"},
 		{name: "WithMaxConns(1)", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithMaxConns(1)}, base: "https://api.example.com"},
 		{name: "path ending in v1 is a path", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/apiv1")}, base: "https://api.example.com/apiv1"},
 
@@ -93,6 +95,7 @@ func TestNewClient(t *testing.T) {
 		{name: "WithRateLimit(0,1)", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(0, 1)}, wantErr: []string{"WithRateLimit: rate"}},
 		{name: "WithRateLimit NaN", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(math.NaN(), 1)}, wantErr: []string{"WithRateLimit: rate"}},
 		{name: "WithRateLimit +Inf", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(math.Inf(1), 1)}, wantErr: []string{"WithRateLimit: rate"}},
+		{name: "WithRateLimit above 1e6", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(1e6+1, 1)}, wantErr: []string{"WithRateLimit: rate"}},
 		{name: "WithRateLimit burst 0", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(1, 0)}, wantErr: []string{"WithRateLimit: burst"}},
 		{name: "RetryPolicy negative attempts", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: -1})}, wantErr: []string{"MaxAttempts"}},
 		{name: "RetryPolicy too many attempts", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 21})}, wantErr: []string{"MaxAttempts"}},
@@ -188,7 +191,12 @@ func TestRedirectNotFollowed(t *testing.T) {
 				c, _ := newClient(t, srv.BaseURL())
 				_, _, err := callOp(context.Background(), c, op, testOrderID)
 				require.Error(t, err)
-				assertSentinels(t, err, upicollect.ErrUnexpectedResponse)
+				if op == opStatus {
+					assertSentinels(t, err, upicollect.ErrUnexpectedResponse)
+				} else {
+					// The create reached the service; the answer says nothing of it.
+					assertSentinels(t, err, upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown)
+				}
 				assert.Contains(t, err.Error(), otherHost)
 				assert.Contains(t, err.Error(), "not followed")
 				var ae *upicollect.APIError
@@ -214,14 +222,14 @@ func TestRedirectNotFollowed(t *testing.T) {
 func TestBodyCapExact(t *testing.T) {
 	t.Parallel()
 	const maxBody = 1 << 20
-	head := `{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"`
+	head := `{"status":true,"statusCode":200,"txnStatus":"FAIL","msg":"`
 	body := head + strings.Repeat("a", maxBody-len(head)-2) + `"}`
 	require.Len(t, body, maxBody)
 	srv := newTestServer(t, always(http.StatusOK, []byte(body)))
 	c, _ := newClient(t, srv.BaseURL())
 	st, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
 	require.NoError(t, err)
-	assert.Equal(t, upicollect.TxnSuccess, st.TxnStatus)
+	assert.Equal(t, upicollect.TxnFail, st.TxnStatus)
 	assert.Len(t, st.Response.Body, maxBody)
 }
 
@@ -431,6 +439,9 @@ func TestCredentialsRedacted(t *testing.T) {
 	assert.Equal(t, "{MID:MID123 PublicKey:pub SecretKey:[REDACTED]}", c.String())
 	assert.Equal(t, "upicollect.Credentials{MID:MID123 PublicKey:pub SecretKey:[REDACTED]}", c.GoString())
 	assert.Equal(t, "upicollect.Credentials{MID:MID123 PublicKey:pub SecretKey:[REDACTED]}", fmt.Sprintf("%#v", c))
+	for _, verb := range []string{"%v", "%+v", "%s", "%#s"} {
+		assert.Equal(t, c.String(), fmt.Sprintf(verb, c), verb)
+	}
 	assert.Equal(t, "{MID:MID123 PublicKey:pub SecretKey:}", upicollect.Credentials{MID: "MID123", PublicKey: "pub"}.String())
 
 	var buf strings.Builder
@@ -685,4 +696,15 @@ func TestDefaultRetryBudget(t *testing.T) {
 		require.ErrorIs(t, err, upicollect.ErrServer)
 	}
 	assert.Equal(t, calls+upicollect.DefaultRetryBudget/5, srv.Count(), "one attempt per call, and 100 retries")
+}
+
+// TestUserAgentDefault: without WithUserAgent the header is exactly the
+// SDK's name, version and Go version.
+func TestUserAgentDefault(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, bySuccess(t))
+	c, _ := newClient(t, srv.BaseURL())
+	_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+	require.NoError(t, err)
+	assert.Equal(t, "upicollect-go/"+upicollect.Version+" ("+runtime.Version()+")", srv.Last(t).Header.Get("User-Agent"))
 }

@@ -296,6 +296,14 @@ func TestSecretsInEveryEncoding(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{MID:MID55 PublicKey:pk_live_3Xc SecretKey:[REDACTED]}", string(text))
 	assert.Equal(t, `{"MID":"","PublicKey":"","SecretKey":""}`, mustJSON(t, upicollect.Credentials{}), "an empty secret says so")
+
+	var nilClient *upicollect.Client
+	assert.Equal(t, "null", mustJSON(t, nilClient))
+	assert.Equal(t, "upicollect.Client(nil)", fmt.Sprint(nilClient))
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "client", nilClient, "c", c)
+	assert.Contains(t, buf.String(), `"client":"upicollect.Client(nil)"`)
+	assert.Contains(t, buf.String(), `"c":{"base_url":"https://api.example.com","mid":"MID55"}`)
 }
 
 func mustJSON(t *testing.T, v any) string {

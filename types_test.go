@@ -2,12 +2,15 @@ package upicollect_test
 
 import (
 	"context"
+	"encoding/base32"
 	"errors"
 	"fmt"
 	"math"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -109,6 +112,25 @@ func TestNewOrderID(t *testing.T) {
 	}
 }
 
+// TestNewOrderIDStartsWithTheTime: the first 48 bits of an id are its
+// creation time in Unix milliseconds, so ids sort roughly by creation.
+func TestNewOrderIDStartsWithTheTime(t *testing.T) {
+	t.Parallel()
+	enc := base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+	before := time.Now().UnixMilli()
+	id := upicollect.NewOrderID()
+	after := time.Now().UnixMilli()
+	b, err := enc.DecodeString(strings.TrimPrefix(id, "ord_"))
+	require.NoError(t, err)
+	require.Len(t, b, 16)
+	var ms int64
+	for _, x := range b[:6] {
+		ms = ms<<8 | int64(x)
+	}
+	assert.GreaterOrEqual(t, ms, before)
+	assert.LessOrEqual(t, ms, after)
+}
+
 func TestAPIErrorFormatting(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -123,7 +145,6 @@ func TestAPIErrorFormatting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.err.Error(), tt.name)
-		assert.False(t, tt.err.Temporary(), tt.name)
 		assertSentinels(t, tt.err)
 		assert.Nil(t, tt.err.Unwrap())
 	}

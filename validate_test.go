@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -195,6 +196,7 @@ func TestValidation(t *testing.T) {
 					if tt.mobile != "" {
 						assert.Equal(t, tt.mobile, srv.Last(t).Form.Get("customer_mobile"))
 					}
+					assert.Equal(t, strconv.FormatInt(in.Amount.Paise()/100, 10), srv.Last(t).Form.Get("amount"), "whole rupees are sent")
 					return
 				}
 				require.Error(t, err)
