@@ -192,35 +192,6 @@ func TestHardeningHTTPSRequired(t *testing.T) {
 	}
 }
 
-func TestHardeningRedirectNotFollowed(t *testing.T) {
-	verifyNoLeaks(t)
-	for _, code := range []int{301, 302, 303, 307, 308} {
-		t.Run(strconv.Itoa(code), func(t *testing.T) {
-			s := sandbox.Start(t)
-			other, otherHits := fmCounter(t)
-			otherHost := strings.TrimPrefix(other.URL, "http://")
-			s.InjectFault(sandbox.Fault{Op: sandbox.OpCreatePaymentIntent, Status: code,
-				Header: http.Header{"Location": {other.URL + "/collect"}}})
-			c, err := upicollect.NewClient(s.Credentials(), upicollect.WithBaseURL(s.URL()))
-			require.NoError(t, err)
-			t.Cleanup(func() { upicollect.CloseIdleConnections(c) })
-
-			_, err = c.CreatePaymentIntent(context.Background(), fmParams(fmIntent, upicollect.NewOrderID()).(*upicollect.IntentParams))
-			require.Error(t, err)
-			assert.ErrorIs(t, err, upicollect.ErrUnexpectedResponse)
-			assert.NotErrorIs(t, err, upicollect.ErrOutcomeUnknown, "a redirect is an answer: nothing was created")
-			assert.Contains(t, err.Error(), otherHost, "the error names the Location host")
-			var ae *upicollect.APIError
-			require.ErrorAs(t, err, &ae)
-			assert.Equal(t, code, ae.HTTPStatus)
-			assert.Equal(t, 1, ae.Response.Attempts, "not retried")
-			assert.Zero(t, otherHits.Load(), "the other host gets no request")
-			assert.Len(t, s.Requests(), 1)
-			assert.Zero(t, s.OrderCount())
-		})
-	}
-}
-
 func TestHardeningBodyCap(t *testing.T) {
 	verifyNoLeaks(t)
 	const size = 100 << 20 // 100 MB

@@ -1,6 +1,7 @@
 package upicollect
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -60,7 +61,7 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	if err := chk.err(op); err != nil {
 		return nil, err
 	}
-	ans, err := c.send(ctx, c.createCall(op, p.OrderID, form(&wire.IntentRequest{
+	cl := c.createCall(op, p.OrderID, &wire.IntentRequest{
 		MID:            c.creds.MID,
 		Amount:         rupees,
 		OrderID:        p.OrderID,
@@ -69,37 +70,40 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 		CustomerName:   p.Customer.Name,
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
-	})))
+	})
+	return invoke(ctx, c, cl, func(a *answer) (*Intent, error) { return readIntent(p, a) })
+}
+
+// readIntent decodes createPaymentIntent's data.
+func readIntent(p *IntentParams, a *answer) (*Intent, error) {
+	data, err := needData(a)
 	if err != nil {
 		return nil, err
 	}
-	if ans.env.Data == nil {
-		return nil, ans.unexpected("no data in a success answer")
-	}
-	d, err := wire.DecodeIntentData(ans.env.Data)
+	d, err := wire.DecodeIntentData(data)
 	if err != nil {
-		return nil, ans.unexpected(err.Error())
+		return nil, err
+	}
+	if err := wire.CheckAppLinks(d); err != nil {
+		return nil, err
 	}
 	in := &Intent{
-		OrderID:      d.OrderID,
+		OrderID:      cmp.Or(d.OrderID, p.OrderID),
 		Amount:       p.Amount,
 		Link:         d.Link,
 		AppLinks:     d.AppLinks,
 		DynamicQR:    d.DynamicQR,
 		ExpiresAt:    wire.ParseExpiry(d.Expiry),
 		MerchantName: d.MerchantName,
-		Message:      ans.env.Msg,
-		Response:     ans.resp,
+		Message:      a.env.Msg,
+		Response:     a.resp,
 	}
 	if d.Amount != nil {
 		paise, err := wire.ParseAmount(d.Amount)
 		if err != nil {
-			return nil, ans.unexpected(err.Error())
+			return nil, err
 		}
 		in.Amount = Money(paise)
-	}
-	if in.OrderID == "" {
-		in.OrderID = p.OrderID
 	}
 	return in, nil
 }

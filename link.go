@@ -2,6 +2,7 @@ package upicollect
 
 import (
 	"context"
+	"errors"
 
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
@@ -44,52 +45,34 @@ func (c *Client) CreatePaymentLink(ctx context.Context, p *LinkParams) (*Payment
 	if err := chk.err(op); err != nil {
 		return nil, err
 	}
-	ans, err := c.send(ctx, c.createCall(op, "", form(&wire.LinkRequest{
+	cl := c.createCall(op, "", &wire.LinkRequest{
 		MID:            c.creds.MID,
 		Amount:         rupees,
 		Note:           p.Note,
 		CustomerName:   p.Customer.Name,
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
-	})))
+	})
+	return invoke(ctx, c, cl, readLink)
+}
+
+var errNoPaymentLink = errors.New("no payment_link in data")
+
+// readLink decodes createPaymentLink's data.
+func readLink(a *answer) (*PaymentLink, error) {
+	data, err := needData(a)
 	if err != nil {
 		return nil, err
 	}
-	if ans.env.Data == nil {
-		return nil, ans.unexpected("no data in a success answer")
-	}
-	d, err := wire.DecodeLinkData(ans.env.Data)
+	d, err := wire.DecodeLinkData(data)
 	if err != nil {
-		return nil, ans.unexpected(err.Error())
+		return nil, err
 	}
 	if d.PaymentLink == "" {
-		return nil, ans.unexpected("no payment_link in data")
+		return nil, errNoPaymentLink
 	}
-	return &PaymentLink{URL: d.PaymentLink, OrderID: d.OrderID, Message: ans.env.Msg, Response: ans.resp}, nil
-}
-
-// createCall describes a create for the transport: keyed when it carries an
-// order id, which makes repeating it safe.
-func (c *Client) createCall(op, orderID string, f map[string][]string) *call {
-	s := unkeyedCreate
-	if orderID != "" {
-		s = keyedCreate
+	if err := wire.CheckWebURL("payment_link", d.PaymentLink); err != nil {
+		return nil, err
 	}
-	return &call{op: op, path: wire.PathPrefix + op, form: f, safety: s, orderID: orderID}
-}
-
-// unexpected reports an accepted envelope whose data this SDK cannot read,
-// and logs the failure like any other. For a create it is also
-// ErrOutcomeUnknown: the service said yes, but what it made cannot be read.
-func (a *answer) unexpected(detail string) error {
-	k := kindUnexpected
-	if a.cl.safety != readOnly {
-		k |= kindOutcomeUnknown
-	}
-	err := &APIError{
-		Op: a.cl.op, HTTPStatus: a.resp.HTTPStatus, StatusCode: a.env.StatusCode, Message: a.env.Msg,
-		OrderID: a.cl.orderID, Response: a.resp, kinds: k, detail: detail + ": " + snippet(a.resp.Body),
-	}
-	a.c.logGiveUp(a.cl, a.resp.Attempts, err, "unreadable data in a success answer")
-	return err
+	return &PaymentLink{URL: d.PaymentLink, OrderID: d.OrderID, Message: a.env.Msg, Response: a.resp}, nil
 }

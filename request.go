@@ -1,6 +1,7 @@
 package upicollect
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -50,7 +51,7 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 	if err := chk.err(op); err != nil {
 		return nil, err
 	}
-	ans, err := c.send(ctx, c.createCall(op, p.OrderID, form(&wire.PaymentRequestRequest{
+	cl := c.createCall(op, p.OrderID, &wire.PaymentRequestRequest{
 		MID:            c.creds.MID,
 		Amount:         rupees,
 		OrderID:        p.OrderID,
@@ -59,26 +60,30 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 		CustomerName:   p.Customer.Name,
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
-	})))
+	})
+	return invoke(ctx, c, cl, func(a *answer) (*PaymentRequest, error) { return readPaymentRequest(p, a) })
+}
+
+// readPaymentRequest decodes createPaymentRequest's data.
+func readPaymentRequest(p *RequestParams, a *answer) (*PaymentRequest, error) {
+	data, err := needData(a)
 	if err != nil {
 		return nil, err
 	}
-	if ans.env.Data == nil {
-		return nil, ans.unexpected("no data in a success answer")
-	}
-	d, err := wire.DecodePaymentRequestData(ans.env.Data)
+	d, err := wire.DecodePaymentRequestData(data)
 	if err != nil {
-		return nil, ans.unexpected(err.Error())
+		return nil, err
 	}
-	pr := &PaymentRequest{
-		OrderID:    d.OrderID,
+	if d.PaymentURL != "" {
+		if err := wire.CheckWebURL("payment_url", d.PaymentURL); err != nil {
+			return nil, err
+		}
+	}
+	return &PaymentRequest{
+		OrderID:    cmp.Or(d.OrderID, p.OrderID),
 		PaymentURL: d.PaymentURL,
 		ExpiresAt:  wire.ParseExpiry(d.Expiry),
-		Message:    ans.env.Msg,
-		Response:   ans.resp,
-	}
-	if pr.OrderID == "" {
-		pr.OrderID = p.OrderID
-	}
-	return pr, nil
+		Message:    a.env.Msg,
+		Response:   a.resp,
+	}, nil
 }
