@@ -106,6 +106,7 @@ func TestValidation(t *testing.T) {
 		{name: "name empty", mutate: func(in *createInput) { in.Customer.Name = "" }, fields: []string{"customer_name"}},
 		{name: "name blank", mutate: func(in *createInput) { in.Customer.Name = "   " }, fields: []string{"customer_name"}},
 		{name: "note at the cap, multi-byte", mutate: func(in *createInput) { in.Note = strings.Repeat("न", upicollect.MaxNoteLen) }},
+		{name: "note at the cap, 4-byte characters", mutate: func(in *createInput) { in.Note = strings.Repeat("😀", upicollect.MaxNoteLen) }},
 		{name: "note one character over the cap", mutate: func(in *createInput) { in.Note = strings.Repeat("न", upicollect.MaxNoteLen+1) }, fields: []string{"note"}},
 		{name: "note of 1 MB", mutate: func(in *createInput) { in.Note = strings.Repeat("n", 1<<20) }, fields: []string{"note"}},
 		{name: "note invalid UTF-8", mutate: func(in *createInput) { in.Note = "Order \xff" }, fields: []string{"note"}},
