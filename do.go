@@ -19,9 +19,9 @@ import (
 // API: POST {path}
 //
 // Do cannot know whether the endpoint is safe to repeat, so it retries as
-// createPaymentLink does: on 429 and when the request never reached the
-// service; ambiguous failures return ErrOutcomeUnknown. The context bounds
-// the whole call.
+// CreatePaymentLink does: only when the request never reached the service;
+// any other failure after it went out returns ErrOutcomeUnknown. The
+// context bounds the whole call.
 func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) (*Response, error) {
 	c.mustInit()
 	var chk checker

@@ -39,11 +39,14 @@ type Intent struct {
 // API: POST /v1/payments/createPaymentIntent
 //
 // The parameters are validated first; a problem returns a *ValidationError
-// and sends nothing. Retries: on 429, and when the request never reached the
-// service; with p.OrderID set, also after a timeout, a reset or a 5xx, in
-// which case a 409 on a later attempt is reported as ErrOutcomeUnknown, never
-// ErrDuplicateOrderID. Without p.OrderID such ambiguous failures are not
-// retried and return ErrOutcomeUnknown. The context bounds the whole call;
+// and sends nothing. Retries: with p.OrderID set, on connection errors,
+// timeouts, 429, 500, 502, 503 and 504, and a 409 on any attempt after the
+// first is reported as ErrOutcomeUnknown, never ErrDuplicateOrderID. Without
+// p.OrderID the request is sent again only when it never reached the
+// service; any other failure after it went out (a 429 too) returns
+// ErrOutcomeUnknown. So does an answer that is not the service's envelope,
+// or one whose links are not upi: or an app's own scheme. The context
+// bounds the whole call;
 // cancelling it after the request went out gives no guarantee either way
 // (ErrOutcomeUnknown): check the order's status before creating it again.
 func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Intent, error) {

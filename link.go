@@ -27,11 +27,13 @@ type PaymentLink struct {
 //
 // API: POST /v1/payments/createPaymentLink
 //
-// Validation happens first, before any I/O. Retries: only on 429 and when
-// the request provably never reached the service (DNS or connect failure).
-// The operation has no order id, so a request is never re-sent once bytes
-// went out: a timeout, a reset or a 5xx returns ErrOutcomeUnknown, and so
-// does a context cancelled mid-request (no guarantee either way).
+// Validation happens first, before any I/O. Retries: only when the request
+// provably never reached the service (DNS or connect failure). The
+// operation has no order id, so a request is never re-sent once bytes went
+// out: a timeout, a reset, a 429 or a 5xx returns ErrOutcomeUnknown, and so
+// does a context cancelled mid-request (no guarantee either way). A
+// payment_link that is not an absolute http(s) URL is ErrUnexpectedResponse
+// and ErrOutcomeUnknown.
 func (c *Client) CreatePaymentLink(ctx context.Context, p *LinkParams) (*PaymentLink, error) {
 	c.mustInit()
 	const op = wire.OpCreatePaymentLink

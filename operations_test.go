@@ -129,6 +129,7 @@ func TestOperationsSendExactRequests(t *testing.T) {
 			assert.Equal(t, apiPrefix+"/v1/payments/"+tt.op, got.Path)
 			assert.Empty(t, got.RawQuery, "parameters go in the body, never the query")
 			assert.Equal(t, "application/x-www-form-urlencoded", got.Header.Get("Content-Type"))
+			assert.Equal(t, []string{"application/json"}, got.Header.Values("Accept"))
 			assert.Equal(t, basicAuth(testPublic, testSecret), got.Header.Get("Authorization"))
 			assert.Equal(t, "Basic cHViOnNlY3JldA==", got.Header.Get("Authorization"))
 			assert.True(t, strings.HasPrefix(got.Header.Get("User-Agent"), "upicollect-go/"+upicollect.Version+" "),

@@ -32,10 +32,13 @@ type PaymentRequest struct {
 //
 // API: POST /v1/payments/createPaymentRequest
 //
-// Validation, retries and context behave as for CreatePaymentIntent: on 429
-// and never-sent requests always; after timeouts, resets and 5xx only when
-// p.OrderID is set (a later 409 is then ErrOutcomeUnknown); a cancelled
-// context after the request went out gives no guarantee either way.
+// Validation, retries and context behave as for CreatePaymentIntent: with
+// p.OrderID set, retried on connection errors, timeouts, 429 and 5xx (a
+// later 409 is then ErrOutcomeUnknown); without it, sent again only when it
+// never reached the service, and ErrOutcomeUnknown otherwise. A payment_url
+// that is not an absolute http(s) URL is ErrUnexpectedResponse and
+// ErrOutcomeUnknown. A cancelled context after the request went out gives
+// no guarantee either way.
 func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*PaymentRequest, error) {
 	c.mustInit()
 	const op = wire.OpCreatePaymentRequest

@@ -235,6 +235,10 @@ func TestCreateRetries(t *testing.T) {
 			is: []error{upicollect.ErrOutcomeUnknown}},
 		{name: "500 then 400 with order id: outcome unknown", ops: keyedOps, orderID: "ORD-K1", steps: []int{500, 400}, wantCount: 2,
 			is: []error{upicollect.ErrInvalidRequest, upicollect.ErrOutcomeUnknown}},
+		{name: "303 with order id: outcome unknown", ops: keyedOps, orderID: "ORD-K1", steps: []int{303, 200}, wantCount: 1,
+			is: []error{upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
+		{name: "300 without order id: outcome unknown", ops: createOps, steps: []int{300, 200}, wantCount: 1,
+			is: []error{upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
 		{name: "401 not retried", ops: createOps, orderID: "ORD-K1", steps: []int{401, 200}, wantCount: 1,
 			is: []error{upicollect.ErrUnauthorized}},
 	} {

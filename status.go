@@ -32,7 +32,9 @@ func (s *PaymentStatus) Paid() bool { return s != nil && s.TxnStatus == TxnSucce
 // An order the service does not know, in either of its not-found shapes, is
 // not an error: the result says TxnPending with the service's message. FAIL,
 // REJECT and unknown states are results too (unknown values kept verbatim).
-// The call is read-only, so it is retried on connection errors, timeouts,
+// An answer naming another order, or a SUCCESS without a positive amount,
+// is ErrUnexpectedResponse; a refusal without a state is an *APIError, never
+// PENDING. The call is read-only, so it is retried on connection errors, timeouts,
 // 429 (honouring Retry-After), 500, 502, 503 and 504, within the retry
 // policy and budget. The context bounds the whole call, backoff included.
 func (c *Client) CheckPaymentStatus(ctx context.Context, orderID string) (*PaymentStatus, error) {

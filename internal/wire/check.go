@@ -66,7 +66,7 @@ func Check(op string, httpStatus int, body []byte) (*Envelope, *Failure) {
 	switch {
 	case env.Status && ok2xx:
 		return env, nil
-	case op == OpCheckPaymentStatus && isStatusAnswer(env, httpStatus, code):
+	case op == OpCheckPaymentStatus && !env.Status && isStatusAnswer(env, httpStatus, code):
 		return env, nil
 	}
 	k := KindOf(code)
