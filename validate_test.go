@@ -121,6 +121,8 @@ func TestValidation(t *testing.T) {
 		{name: "email subdomain and plus", mutate: func(in *createInput) { in.Customer.Email = "ravi+shop@mail.example.co.in" }},
 		{name: "email empty", mutate: func(in *createInput) { in.Customer.Email = "" }, fields: []string{"customer_email"}},
 		{name: "email no @", mutate: func(in *createInput) { in.Customer.Email = "ravi.example.com" }, fields: []string{"customer_email"}},
+		{name: "email no local part", mutate: func(in *createInput) { in.Customer.Email = "@example.com" }, fields: []string{"customer_email"}},
+		{name: "email no domain", mutate: func(in *createInput) { in.Customer.Email = "ravi@" }, fields: []string{"customer_email"}},
 		{name: "email no domain dot", mutate: func(in *createInput) { in.Customer.Email = "ravi@localhost" }, fields: []string{"customer_email"}},
 		{name: "email display name", mutate: func(in *createInput) { in.Customer.Email = "Ravi <ravi@example.com>" }, fields: []string{"customer_email"}},
 		{name: "email two @", mutate: func(in *createInput) { in.Customer.Email = "ravi@@example.com" }, fields: []string{"customer_email"}},
