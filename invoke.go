@@ -34,7 +34,7 @@ type call struct {
 	header  http.Header
 	safety  safety
 	orderID string
-	scrub   scrubber
+	auth    *header // for the scrubber of a failure's text
 }
 
 // answer is an envelope that wire.Check accepted, and the response it came
@@ -61,9 +61,13 @@ func (c *Client) newCall(op, path, orderID string, s safety, form string) *call 
 			"User-Agent":    []string{c.userAgent},
 			"Authorization": []string{c.auth.authorization()},
 		},
-		scrub: newScrubber(c.auth.secrets()),
+		auth: c.auth,
 	}
 }
+
+// scrubber removes the call's credentials from what the service sent back;
+// built only on a failure, to keep successes cheap.
+func (cl *call) scrubber() scrubber { return newScrubber(cl.auth.secrets()) }
 
 // createCall describes a create: keyed when it carries an order id, which
 // makes repeating it safe.
@@ -102,10 +106,11 @@ func (cl *call) unreadableData(a *answer, err error) *APIError {
 	if cl.safety != readOnly {
 		k |= kindOutcomeUnknown
 	}
+	sc := cl.scrubber()
 	return &APIError{
-		Op: cl.op, HTTPStatus: a.resp.HTTPStatus, StatusCode: a.env.StatusCode, Message: cl.scrub.message(a.env.Msg),
+		Op: cl.op, HTTPStatus: a.resp.HTTPStatus, StatusCode: a.env.StatusCode, Message: sc.message(a.env.Msg),
 		OrderID: cl.orderID, Response: a.resp, kinds: k,
-		detail: cl.scrub.scrub(err.Error()) + ": " + cl.scrub.snippet(a.resp.Body),
+		detail: sc.scrub(err.Error()) + ": " + sc.snippet(a.resp.Body),
 	}
 }
 

@@ -147,24 +147,22 @@ func neverSent(err error) bool {
 // create whose outcome is unknown.
 func (cl *call) failure(a *attempt, ambiguous bool) *APIError {
 	e := &APIError{Op: cl.op, OrderID: cl.orderID, Response: a.resp, cause: a.err}
+	sc := cl.scrubber()
 	if a.resp != nil {
 		e.HTTPStatus = a.resp.HTTPStatus
 	}
 	switch f := a.fail; {
 	case a.resp != nil && a.err != nil:
 		e.detail = "reading the body"
-	case f != nil && f.Env == nil:
+	case f != nil && f.Unreadable != "":
 		e.kinds = kindUnexpected | kindOf(f.Kind)
 		e.detail = f.Unreadable
 		if a.resp.HTTPStatus < 300 || a.resp.HTTPStatus >= 400 {
-			e.detail += ": " + cl.scrub.snippet(a.resp.Body)
+			e.detail += ": " + sc.snippet(a.resp.Body)
 		}
 	case f != nil:
 		e.kinds = kindOf(f.Kind)
-		e.Message = cl.scrub.message(f.Env.Msg)
-		if f.Env.HasStatusCode {
-			e.StatusCode = f.Env.StatusCode
-		}
+		e.Message, e.StatusCode = sc.message(f.Msg), f.StatusCode
 		if f.Kind == wire.KindInvalid && wire.KindOf(f.Code) == wire.KindNone {
 			e.detail = "the service refused the call"
 		}

@@ -30,6 +30,9 @@ type Failure struct {
 	// Kind is what Code means (KindNone for a code that means nothing, such
 	// as a 2xx or 3xx that is unreadable).
 	Kind Kind
+	// StatusCode is the body's statusCode, 0 when absent; Msg its text.
+	StatusCode int
+	Msg        string
 	// Env is the envelope of a refusal; nil when the body is not one.
 	Env *Envelope
 	// Unreadable says why the body is not the service's envelope; "" when
@@ -59,7 +62,7 @@ func Check(op string, httpStatus int, body []byte) (*Envelope, *Failure) {
 		return nil, &Failure{Code: httpStatus, Kind: KindOf(httpStatus), Unreadable: err.Error()}
 	}
 	if env.MissingAuth() {
-		return nil, &Failure{Code: EffectiveCode(env, httpStatus), Kind: KindUnauthorized, Env: env}
+		return nil, refusal(env, EffectiveCode(env, httpStatus), KindUnauthorized)
 	}
 	code := EffectiveCode(env, httpStatus)
 	ok2xx := httpStatus >= 200 && httpStatus < 300
@@ -74,7 +77,11 @@ func Check(op string, httpStatus int, body []byte) (*Envelope, *Failure) {
 		// status false with no error code anywhere: a refusal all the same.
 		k = KindInvalid
 	}
-	return nil, &Failure{Code: code, Kind: k, Env: env}
+	return nil, refusal(env, code, k)
+}
+
+func refusal(env *Envelope, code int, k Kind) *Failure {
+	return &Failure{Code: code, Kind: k, StatusCode: env.StatusCode, Msg: env.Msg, Env: env}
 }
 
 // isStatusAnswer reports whether a status-false envelope is the status

@@ -171,3 +171,37 @@ func TestCheckLinks(t *testing.T) {
 	assert.EqualError(t, CheckAppLinks(&IntentData{Link: "upi://pay", AppLinks: map[string]string{"b": "upi://ok", "z": "data:x"}}),
 		`z "data:x" is not a UPI or app link`)
 }
+
+func TestCheckCarriesTheRefusal(t *testing.T) {
+	t.Parallel()
+	_, f := Check(OpCreatePaymentLink, 200, []byte(`{"status":false,"statusCode":"409","msg":"Order ID already exists"}`))
+	require.NotNil(t, f)
+	assert.Equal(t, 409, f.StatusCode)
+	assert.Equal(t, "Order ID already exists", f.Msg)
+	_, f = Check(OpCreatePaymentLink, 401, []byte(`{"status":false,"message":"Authorization header is required"}`))
+	require.NotNil(t, f)
+	assert.Equal(t, 0, f.StatusCode)
+	assert.Equal(t, "Authorization header is required", f.Msg)
+}
+
+// FuzzCheck: any answer is an envelope to decode or a failure, never both
+// nor neither, and never a panic.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"status":true}`, `{"status":false,"statusCode":404}`, `{"status":false,"message":"x"}`,
+		`{"status":false,"statusCode":200,"txnStatus":"PENDING"}`, `<html>`, ``} {
+		f.Add(OpCheckPaymentStatus, 200, []byte(s))
+		f.Add(OpCreatePaymentIntent, 500, []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, op string, status int, body []byte) {
+		env, fail := Check(op, status, body)
+		if (env == nil) == (fail == nil) {
+			t.Fatalf("Check(%q, %d, %q) = %v, %v", op, status, body, env, fail)
+		}
+		if fail != nil && (fail.Unreadable == "") == (fail.Env == nil) {
+			t.Fatalf("a failure is unreadable exactly when it has no envelope: %+v", fail)
+		}
+		if env != nil && status >= 300 && status < 400 {
+			t.Fatalf("a redirect read as an answer")
+		}
+	})
+}
