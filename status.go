@@ -46,7 +46,7 @@ func (c *Client) CheckPaymentStatus(ctx context.Context, orderID string) (*Payme
 		return nil, err
 	}
 	cl := c.newCall(op, wire.PathPrefix+op, orderID, readOnly,
-		form(&wire.StatusRequest{MID: c.creds.MID, OrderID: orderID}).Encode())
+		(&wire.StatusRequest{MID: c.creds.MID, OrderID: orderID}).Encode())
 	return invoke(ctx, c, cl, func(a *answer) (*PaymentStatus, error) { return readStatus(orderID, a) })
 }
 
