@@ -61,6 +61,7 @@ func TestNewClient(t *testing.T) {
 		{name: "empty secret key", creds: upicollect.Credentials{MID: "m", PublicKey: "pub"}, opts: []upicollect.Option{good}, wantErr: []string{"SecretKey is empty"}},
 		{name: "all credentials empty", opts: []upicollect.Option{good}, wantErr: []string{"MID is empty", "PublicKey is empty", "SecretKey is empty"}},
 		{name: "newline in secret", creds: upicollect.Credentials{MID: "m", PublicKey: "pub", SecretKey: "secret\n"}, opts: []upicollect.Option{good}, wantErr: []string{"SecretKey contains whitespace or control characters"}},
+		{name: "leading newline in secret", creds: upicollect.Credentials{MID: "m", PublicKey: "pub", SecretKey: "\nsecret"}, opts: []upicollect.Option{good}, wantErr: []string{"SecretKey contains whitespace or control characters"}},
 		{name: "NUL in public key", creds: upicollect.Credentials{MID: "m", PublicKey: "p\x00ub", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"PublicKey contains whitespace or control characters"}},
 		{name: "space in MID", creds: upicollect.Credentials{MID: "M 1", PublicKey: "pub", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"MID contains whitespace"}},
 		{name: "colon in public key", creds: upicollect.Credentials{MID: "m", PublicKey: "pub:x", SecretKey: "secret"}, opts: []upicollect.Option{good}, wantErr: []string{"PublicKey contains ':'"}},

@@ -96,6 +96,7 @@ func TestValidation(t *testing.T) {
 		{name: "vpa underscore in bank", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "ravi@ok_sbi" }, fields: []string{"vpa"}},
 		{name: "vpa plus in handle", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "ravi+1@oksbi" }, fields: []string{"vpa"}},
 		{name: "vpa non-ASCII", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "रवि@oksbi" }, fields: []string{"vpa"}},
+		{name: "vpa with z and Z", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "zZ9@ybz" }},
 		{name: "vpa upper case", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "Ravi.KUMAR@OKSBI" }},
 		{name: "vpa at the cap", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = ofLen("", upicollect.MaxVPALen, "@oksbi") }},
 		{name: "vpa one byte over the cap", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = ofLen("", upicollect.MaxVPALen+1, "@oksbi") }, fields: []string{"vpa"}},
@@ -115,6 +116,7 @@ func TestValidation(t *testing.T) {
 		{name: "name at the cap", mutate: func(in *createInput) { in.Customer.Name = strings.Repeat("R", upicollect.MaxCustomerNameLen) }},
 		{name: "name one character over the cap", mutate: func(in *createInput) { in.Customer.Name = strings.Repeat("R", upicollect.MaxCustomerNameLen+1) }, fields: []string{"customer_name"}},
 		{name: "name invalid UTF-8", mutate: func(in *createInput) { in.Customer.Name = "Ravi \xc3" }, fields: []string{"customer_name"}},
+		{name: "name starting with a control character", mutate: func(in *createInput) { in.Customer.Name = "\x1bRavi" }, fields: []string{"customer_name"}},
 		{name: "name with a NUL", mutate: func(in *createInput) { in.Customer.Name = "Ravi\x00" }, fields: []string{"customer_name"}},
 
 		// customer_email: a plain address
