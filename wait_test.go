@@ -266,6 +266,7 @@ func TestWaitForPaymentPollDelaysWithinBounds(t *testing.T) {
 		{"1s..1s", time.Second, time.Second, 0.5, 70},
 		{"3s..7s", 3 * time.Second, 7 * time.Second, 0.999999, 70},
 		{"max below min", 5 * time.Second, time.Second, 0.5, 70},
+		{"min only: max stays the default", time.Second, 0, 0.5, 70},
 		// Doubling from 1s, 30 polls add up to about 2^30 s: as far as a
 		// wait can go before its deadline (even MaxInt64 from now) passes.
 		{"huge max", time.Second, math.MaxInt64, 0.5, 30},
@@ -303,6 +304,9 @@ func TestWaitForPaymentPollDelaysWithinBounds(t *testing.T) {
 					require.GreaterOrEqual(t, d, prev, "delays never shrink with fixed jitter (delay %d)", i)
 				}
 				prev = d
+			}
+			if hi > lo {
+				assert.Greater(t, prev, lo, "delays grow above min towards max")
 			}
 		})
 	}
