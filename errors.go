@@ -233,7 +233,7 @@ func truncate(s string, n int) (string, bool) {
 		return s, false
 	}
 	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
+	for !utf8.ValidString(s) { // ends at "" at worst, which is valid
 		s = s[:len(s)-1]
 	}
 	return s, true
@@ -243,16 +243,6 @@ func truncate(s string, n int) (string, bool) {
 // UTF-8 the way strconv.Quote does, leaving other text as it is, so that a
 // message cannot forge log lines or drive a terminal.
 func escapeControls(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
 	var b strings.Builder
 	for len(s) > 0 {
 		r, size := utf8.DecodeRuneInString(s)

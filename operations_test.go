@@ -163,3 +163,15 @@ func TestBaseURLTrailingSlash(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, apiPrefix+"/v1/payments/checkPaymentStatus", srv.Last(t).Path)
 }
+
+// TestDoOpName: Do names its errors after the path's last segment.
+func TestDoOpName(t *testing.T) {
+	t.Parallel()
+	c, _ := newClient(t, "http://127.0.0.1:1")
+	for path, want := range map[string]string{"//evil": "evil", "/a/../refund": "refund", "/x?y=1": "x?y=1", "refund": "refund"} {
+		_, err := c.Do(context.Background(), path, nil, nil)
+		var ve *upicollect.ValidationError
+		require.ErrorAs(t, err, &ve, path)
+		assert.Equal(t, want, ve.Op, path)
+	}
+}
