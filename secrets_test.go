@@ -3,6 +3,7 @@ package upicollect_test
 import (
 	"bytes"
 	"context"
+	"encoding"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
@@ -205,6 +206,10 @@ func TestAuthHeaderRedacted(t *testing.T) {
 	}
 	assert.Equal(t, "[REDACTED]", h.(fmt.Stringer).String())
 	assert.Equal(t, "[REDACTED]", h.(fmt.GoStringer).GoString())
+	assert.Equal(t, `"[REDACTED]"`, mustJSON(t, h))
+	text, err := h.(encoding.TextMarshaler).MarshalText()
+	require.NoError(t, err)
+	assert.Equal(t, "[REDACTED]", string(text))
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "auth", h)
 	assert.Contains(t, buf.String(), `"auth":"[REDACTED]"`)
