@@ -29,12 +29,12 @@ const (
 )
 
 // DefaultMaxWait bounds a WaitForPayment unless WithMaxWait says otherwise.
-// A payment lives minutes: the sandbox's intents expire after 5 minutes, as
-// live ones do, and the service's own Android client polls for 5 minutes. An
-// expired order stays "not found" (PENDING) for ever, so without a bound a
-// wait with context.Background would never end; 15 minutes is three times
-// the life of a payment, long enough for a slow bank, short enough that a
-// forgotten wait ends.
+// A payment lives minutes: the service documents no lifetime, but its own
+// Android client polls for 5 minutes, and the sandbox's intents expire after
+// 5 minutes by default. An expired order stays "not found" (PENDING) for
+// ever, so without a bound a wait with context.Background would never end;
+// 15 minutes is three times that life, long enough for a slow bank, short
+// enough that a forgotten wait ends.
 const DefaultMaxWait = 15 * time.Minute
 
 // WithPollInterval sets the delay between status checks: it starts at min
