@@ -244,9 +244,9 @@ func truncate(s string, n int) (string, bool) {
 // message cannot forge log lines or drive a terminal.
 func escapeControls(s string) string {
 	var b strings.Builder
-	for len(s) > 0 {
+	for s != "" {
 		r, size := utf8.DecodeRuneInString(s)
-		if (r == utf8.RuneError && size <= 1) || unicode.IsControl(r) {
+		if unicode.IsControl(r) || (r == utf8.RuneError && size == 1) {
 			q := strconv.QuoteToASCII(s[:size])
 			b.WriteString(q[1 : len(q)-1])
 		} else {
