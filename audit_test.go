@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -347,4 +348,51 @@ func TestRetryBudgetRefilledByFirstTrySuccess(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, upicollect.ReasonAttemptsExhausted, ae.Reason, "five tokens buy a retry")
 	assert.Equal(t, 11, srv.Count())
+}
+
+// TestTimedOutAttemptCostsMore: a retry after a per-attempt timeout spends
+// the timeout cost (10 tokens), whether the answer's headers or its body
+// were late, and the log says why.
+func TestTimedOutAttemptCostsMore(t *testing.T) {
+	t.Parallel()
+	for name, h := range map[string]handlerFunc{
+		"headers late": func(_ http.ResponseWriter, r *http.Request, _ int) { block(r) },
+		"body late": func(w http.ResponseWriter, r *http.Request, _ int) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write([]byte(`{"status":`))
+			w.(http.Flusher).Flush()
+			block(r)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, h)
+			var logs syncBuffer
+			c, _ := newClient(t, srv.BaseURL(), upicollect.WithTimeout(200*time.Millisecond), attempts(3),
+				upicollect.WithRetryBudget(10), upicollect.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+			_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+			var ae *upicollect.APIError
+			require.ErrorAs(t, err, &ae)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Equal(t, upicollect.ReasonBudgetExhausted, ae.Reason, "one timeout retry empties a budget of 10")
+			assert.Equal(t, 2, srv.Count())
+			assert.Contains(t, logs.String(), `"reason":"attempt timed out"`)
+		})
+	}
+}
+
+// TestGiveUpLogCountsAttempts: the give-up record of a call whose context
+// ended counts the attempts really made.
+func TestGiveUpLogCountsAttempts(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, script(t, 503))
+	var logs syncBuffer
+	c, _ := newClient(t, srv.BaseURL(), upicollect.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.CheckPaymentStatus(ctx, testStatusOrder)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, srv.Count())
+	assert.Contains(t, logs.String(), `"attempts":0,"reason":"context done"`)
 }

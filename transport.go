@@ -52,8 +52,9 @@ func (c *Client) send(ctx context.Context, cl *call) (*answer, error) {
 		ambiguous = v.ambiguous
 		lastErr = cl.failure(&a, ambiguous)
 		if ctx.Err() != nil {
-			// The context ended during the attempt: what went out may have taken effect.
-			return nil, c.giveUp(ctx, cl, n, ambiguous || (cl.safety != readOnly && !a.neverSent), lastErr, ctx.Err())
+			// The context ended during the attempt; decide already judged
+			// whether what went out may have taken effect.
+			return nil, c.giveUp(ctx, cl, n, ambiguous, lastErr, ctx.Err())
 		}
 		if v.retry && !c.budget.Acquire(v.cost) {
 			v = verdict{reason: ReasonBudgetExhausted, limit: true}
