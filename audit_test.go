@@ -396,3 +396,19 @@ func TestGiveUpLogCountsAttempts(t *testing.T) {
 	assert.Zero(t, srv.Count())
 	assert.Contains(t, logs.String(), `"attempts":0,"reason":"context done"`)
 }
+
+// TestRedirect300NamesLocation: every 3xx, 300 included, names where it
+// pointed, so that a wrong base URL is easy to see.
+func TestRedirect300NamesLocation(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{300, 399} {
+		srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+			w.Header().Set("Location", "https://elsewhere.example/v1")
+			w.WriteHeader(code)
+		})
+		c, _ := newClient(t, srv.BaseURL())
+		_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+		assertSentinels(t, err, upicollect.ErrUnexpectedResponse)
+		assert.Contains(t, err.Error(), `redirect to host "elsewhere.example" not followed`, code)
+	}
+}
