@@ -405,10 +405,12 @@ func TestRedirect300NamesLocation(t *testing.T) {
 		srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
 			w.Header().Set("Location", "https://elsewhere.example/v1")
 			w.WriteHeader(code)
+			_, _ = w.Write([]byte("moved elsewhere"))
 		})
 		c, _ := newClient(t, srv.BaseURL())
 		_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
 		assertSentinels(t, err, upicollect.ErrUnexpectedResponse)
 		assert.Contains(t, err.Error(), `redirect to host "elsewhere.example" not followed`, code)
+		assert.NotContains(t, err.Error(), "moved elsewhere", "a redirect's body is not quoted")
 	}
 }

@@ -1,6 +1,7 @@
 package upicollect
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,4 +55,16 @@ func TestScrubber(t *testing.T) {
 	assert.Equal(t, "nothing here", sc.scrub("nothing here"))
 	assert.Equal(t, `body "a [REDACTED] b"`, sc.snippet([]byte("a sec b")))
 	assert.Equal(t, `body "clean"`, sc.snippet([]byte("clean")))
+}
+
+func TestShortErr(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`Post "http://127.0.0.1:1/v1": dial tcp 127.0.0.1:1: connect: connection refused`: "connection refused",
+		"plain":  "plain",
+		": x":    "x",
+		"a: b: ": "",
+	} {
+		assert.Equal(t, want, shortErr(errors.New(in)), in)
+	}
 }

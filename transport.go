@@ -202,9 +202,11 @@ func (e *APIError) markOutcomeUnknown() {
 	e.kinds = (e.kinds &^ kindDuplicate) | kindOutcomeUnknown
 }
 
+// shortErr is the last part of a transport error ("connection refused"),
+// for a log record or a retry reason; the whole error is in the call's.
 func shortErr(err error) string {
 	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 && len(s) > 80 {
+	if i := strings.LastIndex(s, ": "); i >= 0 {
 		s = s[i+2:]
 	}
 	return s
