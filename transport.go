@@ -168,7 +168,7 @@ func (cl *call) failure(a *attempt, ambiguous bool) *APIError {
 			e.detail = "the service refused the call"
 		}
 	}
-	if ambiguous && cl.safety != readOnly {
+	if ambiguous { // never so for the status check: decide says so
 		e.markOutcomeUnknown()
 	}
 	return e
@@ -232,7 +232,7 @@ func (c *Client) giveUp(ctx context.Context, cl *call, attempts int, ambiguous b
 		e = &cp
 	}
 	e.cause = ctxErr
-	if ambiguous && cl.safety != readOnly {
+	if ambiguous { // never so for the status check: decide says so
 		e.markOutcomeUnknown()
 	}
 	c.logGiveUp(ctx, cl, attempts, e, "context done")

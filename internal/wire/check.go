@@ -65,9 +65,8 @@ func Check(op string, httpStatus int, body []byte) (*Envelope, *Failure) {
 		return nil, refusal(env, EffectiveCode(env, httpStatus), KindUnauthorized)
 	}
 	code := EffectiveCode(env, httpStatus)
-	ok2xx := httpStatus >= 200 && httpStatus < 300
 	switch {
-	case env.Status && ok2xx:
+	case env.Status && is2xx(httpStatus):
 		return env, nil
 	case op == OpCheckPaymentStatus && !env.Status && isStatusAnswer(env, httpStatus, code):
 		return env, nil
@@ -88,7 +87,7 @@ func refusal(env *Envelope, code int, k Kind) *Failure {
 // check's answer: a txnStatus (PENDING, FAIL, ...) or the 404 not-found
 // shape, in a 2xx or a 404.
 func isStatusAnswer(env *Envelope, httpStatus, code int) bool {
-	if !(httpStatus >= 200 && httpStatus < 300) && httpStatus != http.StatusNotFound {
+	if !is2xx(httpStatus) && httpStatus != http.StatusNotFound {
 		return false
 	}
 	if env.TxnStatus != "" {
@@ -96,6 +95,8 @@ func isStatusAnswer(env *Envelope, httpStatus, code int) bool {
 	}
 	return env.HasStatusCode && env.StatusCode == http.StatusNotFound
 }
+
+func is2xx(code int) bool { return code/100 == 2 }
 
 // NotFound reports whether env, accepted as a status check's answer, is
 // one of its not-found shapes: no payment yet.
