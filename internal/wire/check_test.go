@@ -205,3 +205,15 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+func TestKindOf(t *testing.T) {
+	t.Parallel()
+	for code, want := range map[int]Kind{
+		0: KindNone, 200: KindNone, 302: KindNone, 399: KindNone,
+		400: KindInvalid, 401: KindUnauthorized, 402: KindInvalid, 403: KindUnauthorized, 404: KindNotFound,
+		409: KindDuplicate, 429: KindRateLimited, 499: KindInvalid,
+		500: KindServer, 599: KindServer, 600: KindNone,
+	} {
+		assert.Equal(t, want, KindOf(code), "%d", code)
+	}
+}
