@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -162,8 +163,9 @@ func TestCheckLinks(t *testing.T) {
 		assert.Equal(t, tt.web, CheckWebURL("payment_link", tt.s) == nil, "web %q", tt.s)
 		assert.Equal(t, tt.ok, CheckAppLink("intent", tt.s) == nil, "app %q", tt.s)
 	}
-	err := CheckWebURL("payment_link", "javascript:"+string(make([]byte, 100)))
-	assert.Contains(t, err.Error(), "…", "a long value is cut")
+	at := "javascript:" + strings.Repeat("x", 64-len("javascript:"))
+	assert.NotContains(t, CheckWebURL("payment_link", at).Error(), "…", "64 bytes are quoted whole")
+	assert.Contains(t, CheckWebURL("payment_link", at+"y").Error(), `x"…`, "a longer value is cut at 64")
 
 	assert.NoError(t, CheckAppLinks(&IntentData{}))
 	assert.NoError(t, CheckAppLinks(&IntentData{Link: "upi://pay", AppLinks: map[string]string{"a": "appa://pay"}}))
