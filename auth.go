@@ -2,6 +2,7 @@ package upicollect
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -71,6 +72,22 @@ func (c Credentials) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("mid", c.MID), slog.String("public_key", c.PublicKey))
 }
 
+// MarshalJSON encodes the MID and public key, with the secret key redacted,
+// so that a struct holding or embedding Credentials cannot serialise it.
+func (c Credentials) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct{ MID, PublicKey, SecretKey string }{c.MID, c.PublicKey, redactedIfSet(c.SecretKey)})
+}
+
+// MarshalText is String, for text encoders (XML, YAML, map keys).
+func (c Credentials) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+func redactedIfSet(s string) string {
+	if s == "" {
+		return ""
+	}
+	return redacted
+}
+
 // validate checks the credentials for NewClient: all present, and no control
 // characters, which would corrupt the header or hint at a pasted secret with
 // a newline.
@@ -92,14 +109,38 @@ func (c Credentials) validate() error {
 	return errors.Join(errs...)
 }
 
-// secret holds the Authorization header value; it prints as [REDACTED] so a
-// stray %v of an internal struct cannot leak it.
-type secret string
+// account is what a Client may show of its credentials.
+type account struct{ MID, PublicKey string }
 
-func (secret) String() string                { return redacted }
-func (secret) GoString() string              { return redacted }
-func (secret) Format(f fmt.State, verb rune) { fmt.Fprint(f, redacted) }
-func (secret) LogValue() slog.Value          { return slog.StringValue(redacted) }
-func basicAuth(c Credentials) secret {
-	return secret("Basic " + base64.StdEncoding.EncodeToString([]byte(c.PublicKey+":"+c.SecretKey)))
+// header is the Authorization header value, "Basic " + base64(public:secret).
+// The Client keeps it behind a pointer to this string type: fmt prints such
+// a pointer as an address under every verb and at every depth (a pointer to
+// a struct it would follow, under a wrong verb), so that even a copy of a
+// Client printed with %+v or %s cannot reach the secret. Every method an
+// encoder could call on it redacts.
+type header string
+
+func newHeader(c Credentials) *header {
+	h := header("Basic " + base64.StdEncoding.EncodeToString([]byte(c.PublicKey+":"+c.SecretKey)))
+	return &h
 }
+
+// authorization is the Authorization header value to send.
+func (h *header) authorization() string { return string(*h) }
+
+// secrets lists every form of the secret that must be scrubbed from text
+// the service sends back (an echoed header, say): the header value, its
+// base64 pair and the secret key, longest first.
+func (h *header) secrets() []string {
+	pair := strings.TrimPrefix(string(*h), "Basic ")
+	b, _ := base64.StdEncoding.DecodeString(pair) // newHeader made it: valid
+	_, secret, _ := strings.Cut(string(b), ":")   // the public key has no colon
+	return []string{string(*h), pair, secret}
+}
+
+func (header) String() string               { return redacted }
+func (header) GoString() string             { return redacted }
+func (header) Format(f fmt.State, _ rune)   { fmt.Fprint(f, redacted) }
+func (header) LogValue() slog.Value         { return slog.StringValue(redacted) }
+func (header) MarshalJSON() ([]byte, error) { return json.Marshal(redacted) }
+func (header) MarshalText() ([]byte, error) { return []byte(redacted), nil }

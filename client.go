@@ -1,14 +1,17 @@
 package upicollect
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"time"
@@ -16,19 +19,28 @@ import (
 	"github.com/upicollect/upicollect-go/internal/clock"
 	"github.com/upicollect/upicollect-go/internal/ratelimit"
 	"github.com/upicollect/upicollect-go/internal/retry"
+	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // maxBodyBytes caps how much of an answer is read: the service's answers are
 // a few hundred bytes, and a runaway body must not exhaust memory.
 const maxBodyBytes = 1 << 20
 
+// maxHeaderBytes caps the response headers the SDK's own transport reads:
+// the service sends a few hundred bytes of them, and net/http's default
+// (10 MB) would let one answer hold tens of megabytes.
+const maxHeaderBytes = 64 << 10
+
 // Client calls the Payment Collection Service. It is immutable once made and
 // safe for concurrent use by many goroutines; make one per set of
-// credentials and share it.
+// credentials and share it. The zero Client is not usable: every method of a
+// zero or nil Client panics with a message saying to call NewClient.
 type Client struct {
-	creds     Credentials
-	auth      secret // the Basic header, computed once
-	base      string // base URL without a trailing slash
+	creds     account
+	auth      *header // behind a pointer that fmt does not follow
+	base      string  // base URL without a trailing slash
+	baseURL   *url.URL
+	endpoints map[string]string // the operations' URLs, joined once
 	http      *http.Client
 	timeout   time.Duration
 	retry     RetryPolicy
@@ -42,9 +54,10 @@ type Client struct {
 
 // NewClient returns a Client for creds. WithBaseURL is required; the other
 // options have defaults: 30s per attempt, 3 attempts with full-jitter
-// backoff, no rate limit, no logging. It fails, before any I/O, on empty
-// credentials or keys with control characters, a missing or malformed base
-// URL, http to a non-loopback host, and any option's invalid input.
+// backoff, at most DefaultMaxConns connections, no rate limit, no logging.
+// It fails, before any I/O, on empty credentials or keys with control
+// characters, a missing or malformed base URL, http to a non-loopback host,
+// and any option's invalid input.
 func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	s := settings{
 		timeout:     DefaultTimeout,
@@ -68,14 +81,17 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	} else if s.baseURL.Scheme == "http" && !s.insecureHTTP && !isLoopback(s.baseURL.Hostname()) {
 		errs = append(errs, fmt.Errorf("upicollect: base URL %q: https is required for a non-loopback host (WithInsecureHTTP allows http)", s.baseURL.Redacted()))
 	}
+	if s.maxConns != 0 && s.httpClient != nil {
+		errs = append(errs, errors.New("upicollect: WithMaxConns and WithHTTPClient: bound the connections in your client's transport instead"))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	c := &Client{
-		creds:     creds,
-		auth:      basicAuth(creds),
+		creds:     account{MID: creds.MID, PublicKey: creds.PublicKey},
+		auth:      newHeader(creds),
 		base:      strings.TrimSuffix(s.baseURL.String(), "/"),
-		http:      s.httpClient,
+		baseURL:   s.baseURL,
 		timeout:   s.timeout,
 		retry:     s.retry.withDefaults(),
 		budget:    retry.NewBudget(s.retryBudget),
@@ -85,8 +101,14 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		clock:     s.clock,
 		rand:      s.rand,
 	}
-	if c.http == nil {
-		c.http = defaultHTTPClient()
+	c.endpoints = make(map[string]string, len(operations))
+	for _, op := range operations {
+		c.endpoints[wire.PathPrefix+op] = c.join(wire.PathPrefix + op)
+	}
+	if s.httpClient != nil {
+		c.http = noRedirects(s.httpClient)
+	} else {
+		c.http = defaultHTTPClient(cmp.Or(s.maxConns, DefaultMaxConns))
 	}
 	if c.logger == nil {
 		c.logger = slog.New(discardHandler{})
@@ -94,8 +116,25 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
+// operations are the four operations whose URLs NewClient joins once.
+var operations = []string{wire.OpCreatePaymentIntent, wire.OpCreatePaymentRequest, wire.OpCreatePaymentLink, wire.OpCheckPaymentStatus}
+
+// errZeroClient is the panic of a method called on a nil or zero Client.
+const errZeroClient = "upicollect: nil or zero Client: create one with NewClient"
+
+// mustInit panics with a clear message when c was not made by NewClient,
+// instead of a bare nil dereference somewhere deeper.
+func (c *Client) mustInit() {
+	if c == nil || c.http == nil {
+		panic(errZeroClient)
+	}
+}
+
 // String describes the client without its credentials' secret.
 func (c *Client) String() string {
+	if c == nil {
+		return "upicollect.Client(nil)"
+	}
 	return fmt.Sprintf("upicollect.Client{base: %s, mid: %s}", c.base, c.creds.MID)
 }
 
@@ -103,37 +142,86 @@ func (c *Client) String() string {
 func (c *Client) GoString() string { return c.String() }
 
 // Format prints String for every verb, so %+v cannot dump the header.
-func (c *Client) Format(f fmt.State, verb rune) { io.WriteString(f, c.String()) }
+func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
+
+// LogValue logs the base URL and the MID only.
+func (c *Client) LogValue() slog.Value {
+	if c == nil {
+		return slog.StringValue("upicollect.Client(nil)")
+	}
+	return slog.GroupValue(slog.String("base_url", c.base), slog.String("mid", c.creds.MID))
+}
+
+// MarshalJSON encodes the base URL and the MID only.
+func (c *Client) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		BaseURL string `json:"base_url"`
+		MID     string `json:"mid"`
+	}{c.base, c.creds.MID})
+}
 
 // BaseURL returns the base URL the client sends to.
-func (c *Client) BaseURL() string { return c.base }
+func (c *Client) BaseURL() string { c.mustInit(); return c.base }
 
 // MID returns the merchant id sent in every body.
-func (c *Client) MID() string { return c.creds.MID }
+func (c *Client) MID() string { c.mustInit(); return c.creds.MID }
+
+// CloseIdleConnections closes the connections the client keeps open for
+// reuse and no call is using: call it when done with the client, so that no
+// idle connection outlives it. With WithHTTPClient it closes that client's
+// idle connections. The client stays usable: a later call opens a new
+// connection.
+func (c *Client) CloseIdleConnections() {
+	c.mustInit()
+	c.http.CloseIdleConnections()
+}
+
+// endpoint returns the URL of path below the base URL: precomputed for the
+// four operations, joined with url.JoinPath for any other (Do).
+func (c *Client) endpoint(path string) string {
+	if u, ok := c.endpoints[path]; ok {
+		return u
+	}
+	return c.join(path)
+}
+
+func (c *Client) join(path string) string { return c.baseURL.JoinPath(path).String() }
+
+// refuseRedirects is the CheckRedirect of every client the SDK sends
+// through: a 3xx is returned as it is (and becomes an error), so that the
+// Authorization header and the body never go anywhere but the base URL.
+func refuseRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// noRedirects returns a shallow copy of hc that refuses redirects. The
+// caller's client is not changed; the copy shares its transport, cookie jar
+// and timeout.
+func noRedirects(hc *http.Client) *http.Client {
+	cp := *hc
+	cp.CheckRedirect = refuseRedirects
+	return &cp
+}
 
 // defaultHTTPClient is this SDK's own client: a cloned transport (never
-// http.DefaultTransport itself) with room for many idle connections to the
-// one host, TLS 1.2 at least, and redirects refused so that credentials are
-// never sent to another host.
-func defaultHTTPClient() *http.Client {
+// http.DefaultTransport itself) with at most maxConns connections to the
+// one host (calls beyond wait for one), small response headers, TLS 1.2 at
+// least, and redirects refused so that credentials are never sent to
+// another host.
+func defaultHTTPClient(maxConns int) *http.Client {
 	var t *http.Transport
 	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 		t = dt.Clone()
 	} else {
 		t = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
 	}
-	t.MaxIdleConns = 256
-	t.MaxIdleConnsPerHost = 64
+	t.MaxConnsPerHost = maxConns
+	t.MaxIdleConnsPerHost = maxConns
+	t.MaxIdleConns = max(t.MaxIdleConns, maxConns)
+	t.MaxResponseHeaderBytes = maxHeaderBytes
 	if t.TLSClientConfig == nil {
 		t.TLSClientConfig = &tls.Config{}
 	}
 	t.TLSClientConfig.MinVersion = tls.VersionTLS12
-	return &http.Client{
-		Transport: t,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+	return &http.Client{Transport: t, CheckRedirect: refuseRedirects}
 }
 
 func userAgent(product string) string {
@@ -160,6 +248,3 @@ func (discardHandler) Enabled(_ context.Context, _ slog.Level) bool  { return fa
 func (discardHandler) Handle(_ context.Context, _ slog.Record) error { return nil }
 func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler          { return d }
 func (d discardHandler) WithGroup(string) slog.Handler               { return d }
-
-// endpoint joins the base URL and an operation's path.
-func (c *Client) endpoint(path string) string { return c.base + path }

@@ -24,6 +24,8 @@ var (
 	_ func(*slog.Logger) upicollect.Option                                           = upicollect.WithLogger
 	_ func(string) upicollect.Option                                                 = upicollect.WithUserAgent
 	_ func(float64, int) upicollect.Option                                           = upicollect.WithRateLimit
+	_ func(int) upicollect.Option                                                    = upicollect.WithMaxConns
+	_ func(*upicollect.Client)                                                       = (*upicollect.Client).CloseIdleConnections
 	_ func(upicollect.Credentials, ...upicollect.Option) (*upicollect.Client, error) = upicollect.NewClient
 
 	_ func(*upicollect.Client, context.Context, *upicollect.IntentParams) (*upicollect.Intent, error)                = (*upicollect.Client).CreatePaymentIntent

@@ -141,17 +141,17 @@ func decodeCases() []decodeCase {
 		{name: "intent_server_error_500_keyed", op: opIntent, file: "server_error_500.json", status: 500, orderID: "ORD-1001",
 			is: []error{errServer, errUnknown}, api: &apiWant{500, 500, "Internal server error", "ORD-1001"}},
 		{name: "intent_rate_limited_429", op: opIntent, file: "rate_limited_429.json", status: 429,
-			is: []error{errRateLimited}, api: &apiWant{429, 429, "Too many requests", ""}},
+			is: []error{errRateLimited, errUnknown}, api: &apiWant{429, 429, "Too many requests", ""}},
 		{name: "intent_bad_gateway_502", op: opIntent, file: "bad_gateway_502.html", status: 502,
 			is: []error{errServer, errUnexpected, errUnknown}, api: &apiWant{502, 0, "", ""}},
 		{name: "intent_truncated_200", op: opIntent, file: "truncated.json", status: 200,
 			is: []error{errUnexpected, errUnknown}, api: &apiWant{200, 0, "", ""}},
 		{name: "intent_not_envelope_400", op: opIntent, file: "not_envelope.json", status: 400,
-			is: []error{errUnexpected, errInvalid}, api: &apiWant{400, 0, "", ""}},
+			is: []error{errUnexpected, errInvalid, errUnknown}, api: &apiWant{400, 0, "", ""}},
 		{name: "intent_empty_200", op: opIntent, body: []byte{}, status: 200,
 			is: []error{errUnexpected, errUnknown}, api: &apiWant{200, 0, "", ""}},
 		{name: "intent_refused_200", op: opIntent, file: "refused_200.json", status: 200,
-			is: nil, api: &apiWant{200, 200, "Merchant account is inactive", ""}},
+			is: []error{errInvalid}, api: &apiWant{200, 200, "Merchant account is inactive", ""}},
 
 		// createPaymentRequest
 		{name: "request_success", op: opRequest, file: "request_success.json", status: 200, orderID: "ORD-2001",
@@ -365,7 +365,7 @@ type errorView struct {
 	StatusCode int      `json:"status_code"`
 	Message    string   `json:"message"`
 	OrderID    string   `json:"order_id"`
-	Temporary  bool     `json:"temporary"`
+	Reason     string   `json:"reason,omitempty"`
 	Text       string   `json:"text"`
 }
 
@@ -374,7 +374,7 @@ func newErrorView(err error) *errorView {
 	var ae *upicollect.APIError
 	if errors.As(err, &ae) {
 		v.Op, v.HTTPStatus, v.StatusCode, v.Message, v.OrderID = ae.Op, ae.HTTPStatus, ae.StatusCode, ae.Message, ae.OrderID
-		v.Temporary = ae.Temporary()
+		v.Reason = ae.Reason
 	}
 	return v
 }

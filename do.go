@@ -3,6 +3,7 @@ package upicollect
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -18,10 +19,11 @@ import (
 // API: POST {path}
 //
 // Do cannot know whether the endpoint is safe to repeat, so it retries as
-// createPaymentLink does: on 429 and when the request never reached the
-// service; ambiguous failures return ErrOutcomeUnknown. The context bounds
-// the whole call.
+// CreatePaymentLink does: only when the request never reached the service;
+// any other failure after it went out returns ErrOutcomeUnknown. The
+// context bounds the whole call.
 func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) (*Response, error) {
+	c.mustInit()
 	var chk checker
 	op := strings.TrimPrefix(path, "/")
 	if i := strings.LastIndex(op, "/"); i >= 0 {
@@ -46,14 +48,16 @@ func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) 
 	if f.Get("mid") == "" {
 		f.Set("mid", c.creds.MID)
 	}
-	ans, err := c.send(ctx, &call{op: op, path: path, form: f, safety: unkeyedCreate, orderID: f.Get("order_id")})
-	if err != nil {
-		return nil, err
-	}
-	if out != nil && ans.env.Data != nil {
-		if err := json.Unmarshal(ans.env.Data, out); err != nil {
-			return ans.resp, ans.unexpected("data: " + err.Error())
+	cl := c.newCall(op, path, f.Get("order_id"), unkeyedCreate, f.Encode())
+	var resp *Response // kept when the data does not fit out
+	_, err = invoke(ctx, c, cl, func(a *answer) (struct{}, error) {
+		resp = a.resp
+		if out != nil && a.env.Data != nil {
+			if err := json.Unmarshal(a.env.Data, out); err != nil {
+				return struct{}{}, fmt.Errorf("data: %w", err)
+			}
 		}
-	}
-	return ans.resp, nil
+		return struct{}{}, nil
+	})
+	return resp, err
 }

@@ -15,19 +15,34 @@
 // HTTP Basic credentials (public key and secret key) and the merchant id in
 // the body. Amounts are Money, in paise; the service takes whole rupees.
 //
+// The client never follows a redirect, whichever http.Client it sends
+// through: credentials and bodies go to the base URL's host and port only.
+// Its own transport opens at most WithMaxConns connections (DefaultMaxConns
+// by default; calls beyond wait for one, within their context) and reads at
+// most 64 KiB of response headers. Call CloseIdleConnections when done with
+// a client. A Client must come from NewClient: the methods of a zero or nil
+// Client panic saying so.
+//
 // # Validation
 //
 // Parameters are checked before any I/O. Every problem is reported at once in
 // a *ValidationError whose FieldErrors name the wire field ("amount", "vpa",
 // "customer_mobile", ...); errors.Is(err, ErrValidation) is true for it.
+// Text fields are capped (MaxOrderIDLen, MaxNoteLen, MaxCustomerNameLen,
+// MaxEmailLen, MaxVPALen, MaxRedirectURLLen) at lengths no real value
+// reaches, and order ids must be valid UTF-8 without invisible characters.
 //
 // # Errors
 //
-// Answers the service refused are *APIError, matched with errors.Is against
+// Every error after validation is an *APIError naming the operation and the
+// order, matched with errors.Is against
 // ErrUnauthorized, ErrDuplicateOrderID, ErrInvalidRequest, ErrNotFound,
 // ErrRateLimited, ErrServer, ErrUnexpectedResponse and ErrOutcomeUnknown. The
 // body decides; the HTTP status fills in where the body is silent. Network
-// and context errors stay matchable (errors.Is(err, context.DeadlineExceeded)).
+// and context errors are its cause and stay matchable
+// (errors.Is(err, context.DeadlineExceeded)). The service's message is kept
+// without any echo of the credentials, cut at 512 bytes, and its control
+// characters are escaped in Error.
 // An unknown order is not an error: CheckPaymentStatus returns TxnPending.
 // Every result and every *APIError carries the raw *Response.
 //
@@ -40,17 +55,24 @@
 //
 //   - CheckPaymentStatus is read-only: retried on connection errors,
 //     timeouts, 429, 500, 502, 503 and 504.
-//   - CreatePaymentIntent and CreatePaymentRequest: retried on 429 and when
-//     the request provably never reached the service (DNS or connect
-//     failure). When the params carry an OrderID they are also retried after
-//     ambiguous failures (timeout, reset, 5xx), because the service refuses a
-//     second order with the same id; a 409 on such a retry means an earlier
-//     attempt may have created the order, and the call returns an error
-//     matching ErrOutcomeUnknown that carries the order id, never
-//     ErrDuplicateOrderID. Without an OrderID an ambiguous failure is not
-//     retried and returns ErrOutcomeUnknown.
-//   - CreatePaymentLink has no order id: it is never re-sent once bytes went
-//     out.
+//   - CreatePaymentIntent and CreatePaymentRequest with an OrderID: retried
+//     on connection errors, timeouts, 429, 500, 502, 503 and 504, because
+//     the service refuses a second order with the same id. A 409 on any
+//     attempt after the first means an earlier attempt may have created the
+//     order: the call returns an error matching ErrOutcomeUnknown that
+//     carries the order id, never ErrDuplicateOrderID.
+//   - Every create without an order id (CreatePaymentLink, and the other
+//     two without an OrderID) is sent once: only a request that provably
+//     never reached the service (DNS or connect failure) is sent again. Any
+//     other failure after the request went out, a 429 included, returns
+//     ErrOutcomeUnknown.
+//   - A create answered with something that is not the service's envelope
+//     (a redirect, an HTML page, a truncated body) is not retried and
+//     returns ErrOutcomeUnknown: the request reached the service.
+//
+// When retries stop at RetryPolicy.MaxAttempts, at an empty retry budget or
+// at a Retry-After beyond RetryPolicy.MaxRetryAfter, APIError.Reason says
+// so (ReasonAttemptsExhausted, ReasonBudgetExhausted).
 //
 // Use NewOrderID to give every create an id, and keep it with the checkout:
 // after ErrOutcomeUnknown, CheckPaymentStatus (or a retried create with the
@@ -63,10 +85,13 @@
 // attempt also has its own timeout (WithTimeout, 30s by default). A create
 // whose context ends after the request went out gives no guarantee either
 // way: the error matches both the context's error and ErrOutcomeUnknown.
+// WaitForPayment ends with its context or after DefaultMaxWait, whichever
+// comes first (WithMaxWait changes the latter).
 //
 // # Secrets
 //
-// The secret key and the Authorization header never appear in errors, logs
-// or any fmt verb of this package's values; WithLogger records mask the
-// customer's e-mail, mobile and VPA.
+// The secret key and the Authorization header never appear in errors, logs,
+// any fmt verb, JSON or text encoding of this package's values (Credentials,
+// a struct embedding them, a Client or a copy of one); WithLogger records
+// mask the customer's e-mail, mobile and VPA.
 package upicollect

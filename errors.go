@@ -1,10 +1,11 @@
 package upicollect
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -63,18 +64,28 @@ var kindSentinels = []struct {
 	{kindOutcomeUnknown, ErrOutcomeUnknown},
 }
 
-// APIError is a failure answered by the service, or a create whose outcome
-// is unknown. It carries the raw *Response when there was one. It matches
-// the sentinels that describe it: a 502 HTML page is both ErrServer and
-// ErrUnexpectedResponse, for example.
+// APIError is every failure of a call after its parameters were
+// validated: an answer of the service refusing it, an answer this SDK cannot
+// read, a create whose outcome is unknown, and a call ended by a transport
+// error or by its context (then Unwrap returns that error, so that
+// errors.Is(err, context.DeadlineExceeded) works). It carries the raw
+// *Response when there was one, and matches the sentinels that describe it:
+// a 502 HTML page is both ErrServer and ErrUnexpectedResponse, for example.
 type APIError struct {
 	Op         string // "createPaymentIntent", ...
 	HTTPStatus int    // 0 when no answer arrived
 	StatusCode int    // the body's statusCode; 0 when absent
-	Message    string // msg or message from the body
+	// Message is msg or message from the body, with any echo of the
+	// credentials removed and cut at 512 bytes; Error escapes its control
+	// characters. Response.Body keeps the body as received.
+	Message string
 	// OrderID is the order the call was about, when known. With
 	// ErrOutcomeUnknown it is the order to check before creating again.
-	OrderID  string
+	OrderID string
+	// Reason says why the client stopped retrying a call that could have
+	// been retried: ReasonAttemptsExhausted, ReasonBudgetExhausted or a
+	// Retry-After beyond RetryPolicy.MaxRetryAfter. It is "" otherwise.
+	Reason   string
 	Response *Response
 
 	kinds  kind
@@ -82,47 +93,56 @@ type APIError struct {
 	cause  error  // transport or context error, when there was one
 }
 
-// Error describes the failure: operation, statuses, message and, for an
-// unreadable body, a short snippet of it. It never holds credentials.
+// Reasons an *APIError gives for retries that stopped.
+const (
+	ReasonAttemptsExhausted = "attempts exhausted"
+	ReasonBudgetExhausted   = "retry budget exhausted"
+)
+
+// Error describes the failure: operation, statuses, message, for an
+// unreadable body a short snippet of it, the transport or context error,
+// and why retries stopped. It never holds credentials, and control
+// characters in the service's message are escaped.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("upicollect: ")
 	b.WriteString(e.Op)
 	b.WriteString(": ")
-	if e.kinds&kindOutcomeUnknown != 0 {
-		b.WriteString("outcome unknown")
-		if e.OrderID != "" {
-			b.WriteString(" for order ")
-			b.WriteString(strconv.Quote(e.OrderID))
+	sep := false
+	part := func(s string) {
+		if sep {
+			b.WriteString(": ")
 		}
-		b.WriteString(": ")
+		b.WriteString(s)
+		sep = true
+	}
+	if e.kinds&kindOutcomeUnknown != 0 {
+		s := "outcome unknown"
+		if e.OrderID != "" {
+			s += " for order " + strconv.Quote(e.OrderID)
+		}
+		part(s)
 	}
 	if e.HTTPStatus != 0 {
-		b.WriteString("HTTP ")
-		b.WriteString(strconv.Itoa(e.HTTPStatus))
+		s := "HTTP " + strconv.Itoa(e.HTTPStatus)
 		if e.StatusCode != 0 && e.StatusCode != e.HTTPStatus {
-			b.WriteString(" (statusCode ")
-			b.WriteString(strconv.Itoa(e.StatusCode))
-			b.WriteString(")")
+			s += " (statusCode " + strconv.Itoa(e.StatusCode) + ")"
 		}
+		part(s)
 	}
 	if e.Message != "" {
-		if e.HTTPStatus != 0 {
-			b.WriteString(": ")
-		}
-		b.WriteString(e.Message)
+		part(escapeControls(e.Message))
 	}
 	if e.detail != "" {
-		if e.HTTPStatus != 0 || e.Message != "" {
-			b.WriteString(": ")
-		}
-		b.WriteString(e.detail)
+		part(e.detail)
 	}
 	if e.cause != nil {
-		if e.HTTPStatus != 0 || e.Message != "" || e.detail != "" {
-			b.WriteString(": ")
-		}
-		b.WriteString(e.cause.Error())
+		part(e.cause.Error())
+	}
+	if e.Reason != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Reason)
+		b.WriteString(")")
 	}
 	return b.String()
 }
@@ -140,12 +160,6 @@ func (e *APIError) Is(target error) bool {
 // Unwrap returns the transport or context error behind e, if any, so that
 // errors.Is(err, context.DeadlineExceeded) works.
 func (e *APIError) Unwrap() error { return e.cause }
-
-// Temporary reports whether the same call may succeed later: rate limits,
-// server errors and outcomes to be checked.
-func (e *APIError) Temporary() bool {
-	return e.kinds&(kindRateLimited|kindServer|kindOutcomeUnknown) != 0
-}
 
 // ValidationError lists every problem the client found in a call's
 // parameters before sending anything.
@@ -192,8 +206,12 @@ func (e *ValidationError) Field(name string) (FieldError, bool) {
 	return FieldError{}, false
 }
 
-// snippetLen bounds how much of an unreadable body an error quotes.
-const snippetLen = 120
+// snippetLen bounds how much of an unreadable body an error quotes;
+// maxMessageLen how much of the service's message an error keeps.
+const (
+	snippetLen    = 120
+	maxMessageLen = 512
+)
 
 // snippet quotes the start of body for an error message: valid UTF-8,
 // control characters escaped, cut at snippetLen bytes.
@@ -201,24 +219,84 @@ func snippet(body []byte) string {
 	if len(body) == 0 {
 		return "empty body"
 	}
-	cut := body
-	more := false
-	if len(cut) > snippetLen {
-		cut = cut[:snippetLen]
-		for len(cut) > 0 && !utf8.Valid(cut) {
-			cut = cut[:len(cut)-1]
-		}
-		more = true
-	}
-	s := strconv.Quote(string(cut))
+	cut, more := truncate(string(body), snippetLen)
+	s := strconv.Quote(cut)
 	if more {
 		s += "…"
 	}
 	return "body " + s
 }
 
-// opError wraps a transport or context failure with the operation name,
-// keeping it matchable.
-func opError(op string, err error) error {
-	return fmt.Errorf("upicollect: %s: %w", op, err)
+// truncate cuts s to at most n bytes without splitting a UTF-8 sequence.
+func truncate(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	s = s[:n]
+	for !utf8.ValidString(s) { // ends at "" at worst, which is valid
+		s = s[:len(s)-1]
+	}
+	return s, true
+}
+
+// escapeControls escapes control characters (CR, LF, ESC, ...) and invalid
+// UTF-8 the way strconv.Quote does, leaving other text as it is, so that a
+// message cannot forge log lines or drive a terminal.
+func escapeControls(s string) string {
+	var b strings.Builder
+	for s != "" {
+		r, size := utf8.DecodeRuneInString(s)
+		if unicode.IsControl(r) || (r == utf8.RuneError && size == 1) {
+			q := strconv.QuoteToASCII(s[:size])
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteString(s[:size])
+		}
+		s = s[size:]
+	}
+	return b.String()
+}
+
+// scrubber removes from text the service sends back every form of the
+// client's secret (an echoed Authorization header, its base64 pair, the
+// secret key), also as JSON escapes them.
+type scrubber []string
+
+func newScrubber(secrets []string) scrubber {
+	out := make(scrubber, 0, 2*len(secrets))
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		out = append(out, s)
+		if esc := strings.ReplaceAll(s, "/", `\/`); esc != s {
+			out = append(out, esc)
+		}
+	}
+	return out
+}
+
+func (sc scrubber) scrub(s string) string {
+	for _, secret := range sc {
+		if strings.Contains(s, secret) {
+			s = strings.ReplaceAll(s, secret, redacted)
+		}
+	}
+	return s
+}
+
+// message is the service's text as an error keeps it: scrubbed, then cut.
+func (sc scrubber) message(msg string) string {
+	m, _ := truncate(sc.scrub(msg), maxMessageLen)
+	return m
+}
+
+// snippet is snippet of body, scrubbed before it is cut.
+func (sc scrubber) snippet(body []byte) string {
+	for _, secret := range sc {
+		if bytes.Contains(body, []byte(secret)) {
+			return snippet([]byte(sc.scrub(string(body))))
+		}
+	}
+	return snippet(body)
 }

@@ -160,7 +160,7 @@ func ExampleClient_WaitForPayment() {
 	sb := exampleSandbox()
 	defer sb.Close()
 	client := sb.Client()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // production: minutes
 	defer cancel()
 
 	_, err := client.CreatePaymentIntent(ctx, &upicollect.IntentParams{

@@ -20,12 +20,16 @@ func WithRand(r func() float64) Option {
 // DefaultHTTPClient returns a fresh instance of the http.Client a Client
 // uses when WithHTTPClient is not given, so that tests can inspect its
 // transport (TLS floor, redirect policy) or give it a test CA.
-func DefaultHTTPClient() *http.Client { return defaultHTTPClient() }
+func DefaultHTTPClient() *http.Client { return defaultHTTPClient(DefaultMaxConns) }
 
 // CloseIdleConnections closes the idle connections of c's HTTP client, so
 // that goroutine-leak checks see only what is really left running.
-func CloseIdleConnections(c *Client) { c.http.CloseIdleConnections() }
+func CloseIdleConnections(c *Client) { c.CloseIdleConnections() }
 
 // AuthHeader returns the client's Authorization value in its redacting
 // wrapper type, so tests can check that no fmt verb or log prints it.
 func AuthHeader(c *Client) any { return c.auth }
+
+// Secrets returns every form of the client's secret that must be scrubbed
+// from what the service sends back.
+func Secrets(c *Client) []string { return c.auth.secrets() }

@@ -6,6 +6,9 @@ require (
 	github.com/google/go-querystring v1.2.0
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+	golang.org/x/sync v0.11.0
+	golang.org/x/time v0.10.0
 	rsc.io/qr v0.2.0
 )
 
@@ -13,6 +16,4 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sync v0.11.0 // indirect
-	golang.org/x/time v0.10.0 // indirect
 )

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/internal/clock"
@@ -151,6 +152,21 @@ func (ts *testServer) Last(t testing.TB) recorded {
 	return reqs[len(reqs)-1]
 }
 
+// waitBound bounds every wait of a test for another goroutine or a server
+// (select with time.After), so that a regression fails instead of hanging.
+// It is never a measurement: only a limit far above any normal wait.
+const waitBound = 10 * time.Second
+
+// verifyNoLeaks fails t if goroutines it started are still running at its
+// cleanup (goleak retries for a while first, so goroutines on their way out
+// are not reported). Call it first in a test that does not run in parallel
+// with others, so that its cleanup runs after every other one.
+func verifyNoLeaks(t *testing.T) {
+	t.Helper()
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+}
+
 // fixedRand is the jitter source of test clients: backoff delays are then
 // exactly half their ceiling.
 func fixedRand() float64 { return 0.5 }
@@ -210,7 +226,8 @@ func always(status int, body []byte) handlerFunc {
 }
 
 // successBody is a success answer of op, shaped as the interface document
-// shows it.
+// shows it. The status answer names no order, so that it answers a check
+// of any order id (an answer naming another order is refused).
 func successBody(t testing.TB, op string) []byte {
 	t.Helper()
 	switch op {
@@ -221,7 +238,7 @@ func successBody(t testing.TB, op string) []byte {
 	case opLink:
 		return loadResponse(t, "link_success.json")
 	case opStatus:
-		return loadResponse(t, "status_success_spec.json")
+		return loadResponse(t, "status_success_no_order.json")
 	}
 	t.Errorf("no success answer for operation %q", op) // from a handler: no FailNow
 	return []byte(`{"status":false,"statusCode":404,"msg":"no such operation in the test server"}`)

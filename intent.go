@@ -1,6 +1,7 @@
 package upicollect
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -38,14 +39,18 @@ type Intent struct {
 // API: POST /v1/payments/createPaymentIntent
 //
 // The parameters are validated first; a problem returns a *ValidationError
-// and sends nothing. Retries: on 429, and when the request never reached the
-// service; with p.OrderID set, also after a timeout, a reset or a 5xx, in
-// which case a 409 on a later attempt is reported as ErrOutcomeUnknown, never
-// ErrDuplicateOrderID. Without p.OrderID such ambiguous failures are not
-// retried and return ErrOutcomeUnknown. The context bounds the whole call;
+// and sends nothing. Retries: with p.OrderID set, on connection errors,
+// timeouts, 429, 500, 502, 503 and 504, and a 409 on any attempt after the
+// first is reported as ErrOutcomeUnknown, never ErrDuplicateOrderID. Without
+// p.OrderID the request is sent again only when it never reached the
+// service; any other failure after it went out (a 429 too) returns
+// ErrOutcomeUnknown. So does an answer that is not the service's envelope,
+// or one whose links are not upi: or an app's own scheme. The context
+// bounds the whole call;
 // cancelling it after the request went out gives no guarantee either way
 // (ErrOutcomeUnknown): check the order's status before creating it again.
 func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Intent, error) {
+	c.mustInit()
 	const op = wire.OpCreatePaymentIntent
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}
@@ -54,12 +59,12 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	rupees := chk.amount(p.Amount)
 	chk.orderID(p.OrderID, false)
 	chk.redirectURL(p.RedirectURL)
-	chk.nonEmpty("note", p.Note)
+	chk.note(p.Note)
 	mobile := chk.customer(p.Customer)
 	if err := chk.err(op); err != nil {
 		return nil, err
 	}
-	ans, err := c.send(ctx, c.createCall(op, p.OrderID, form(&wire.IntentRequest{
+	cl := c.createCall(op, p.OrderID, &wire.IntentRequest{
 		MID:            c.creds.MID,
 		Amount:         rupees,
 		OrderID:        p.OrderID,
@@ -68,37 +73,40 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 		CustomerName:   p.Customer.Name,
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
-	})))
+	})
+	return invoke(ctx, c, cl, func(a *answer) (*Intent, error) { return readIntent(p, a) })
+}
+
+// readIntent decodes createPaymentIntent's data.
+func readIntent(p *IntentParams, a *answer) (*Intent, error) {
+	data, err := needData(a)
 	if err != nil {
 		return nil, err
 	}
-	if ans.env.Data == nil {
-		return nil, ans.unexpected("no data in a success answer")
-	}
-	d, err := wire.DecodeIntentData(ans.env.Data)
+	d, err := wire.DecodeIntentData(data)
 	if err != nil {
-		return nil, ans.unexpected(err.Error())
+		return nil, err
+	}
+	if err := wire.CheckAppLinks(d); err != nil {
+		return nil, err
 	}
 	in := &Intent{
-		OrderID:      d.OrderID,
+		OrderID:      cmp.Or(d.OrderID, p.OrderID),
 		Amount:       p.Amount,
 		Link:         d.Link,
 		AppLinks:     d.AppLinks,
 		DynamicQR:    d.DynamicQR,
 		ExpiresAt:    wire.ParseExpiry(d.Expiry),
 		MerchantName: d.MerchantName,
-		Message:      ans.env.Msg,
-		Response:     ans.resp,
+		Message:      a.env.Msg,
+		Response:     a.resp,
 	}
 	if d.Amount != nil {
 		paise, err := wire.ParseAmount(d.Amount)
 		if err != nil {
-			return nil, ans.unexpected(err.Error())
+			return nil, err
 		}
 		in.Amount = Money(paise)
-	}
-	if in.OrderID == "" {
-		in.OrderID = p.OrderID
 	}
 	return in, nil
 }

@@ -129,6 +129,7 @@ func TestOperationsSendExactRequests(t *testing.T) {
 			assert.Equal(t, apiPrefix+"/v1/payments/"+tt.op, got.Path)
 			assert.Empty(t, got.RawQuery, "parameters go in the body, never the query")
 			assert.Equal(t, "application/x-www-form-urlencoded", got.Header.Get("Content-Type"))
+			assert.Equal(t, []string{"application/json"}, got.Header.Values("Accept"))
 			assert.Equal(t, basicAuth(testPublic, testSecret), got.Header.Get("Authorization"))
 			assert.Equal(t, "Basic cHViOnNlY3JldA==", got.Header.Get("Authorization"))
 			assert.True(t, strings.HasPrefix(got.Header.Get("User-Agent"), "upicollect-go/"+upicollect.Version+" "),
@@ -161,4 +162,16 @@ func TestBaseURLTrailingSlash(t *testing.T) {
 	_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
 	require.NoError(t, err)
 	assert.Equal(t, apiPrefix+"/v1/payments/checkPaymentStatus", srv.Last(t).Path)
+}
+
+// TestDoOpName: Do names its errors after the path's last segment.
+func TestDoOpName(t *testing.T) {
+	t.Parallel()
+	c, _ := newClient(t, "http://127.0.0.1:1")
+	for path, want := range map[string]string{"//evil": "evil", "/a/../refund": "refund", "/x?y=1": "x?y=1", "refund": "refund"} {
+		_, err := c.Do(context.Background(), path, nil, nil)
+		var ve *upicollect.ValidationError
+		require.ErrorAs(t, err, &ve, path)
+		assert.Equal(t, want, ve.Op, path)
+	}
 }

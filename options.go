@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/upicollect/upicollect-go/internal/clock"
+	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // Option configures a Client. Options validate their input: NewClient
@@ -28,6 +29,7 @@ type settings struct {
 	rateBurst    int
 	insecureHTTP bool
 	retryBudget  int
+	maxConns     int
 	clock        clock.Clock
 	rand         func() float64
 }
@@ -43,42 +45,85 @@ const DefaultRetryBudget = 500
 
 // WithBaseURL sets the service's base URL, such as
 // "https://api.example.com" (required). The operations live under
-// {base}/v1/payments/. https is required unless the host is loopback or
-// WithInsecureHTTP is given.
+// {base}/v1/payments/, so the base URL must not include that path. https is
+// required unless the host is loopback or WithInsecureHTTP is given. A URL
+// with user info, a query or a fragment (even an empty "?" or "#") is
+// refused; errors never repeat the URL's user info.
 func WithBaseURL(rawURL string) Option {
 	return func(s *settings) error {
-		if strings.TrimSpace(rawURL) == "" {
-			return errors.New("upicollect: WithBaseURL: empty URL")
-		}
-		u, err := url.Parse(rawURL)
+		u, err := parseBaseURL(rawURL)
 		if err != nil {
 			return fmt.Errorf("upicollect: WithBaseURL: %w", err)
-		}
-		switch {
-		case u.Scheme != "http" && u.Scheme != "https":
-			return fmt.Errorf("upicollect: WithBaseURL: scheme must be http or https, got %q", u.Scheme)
-		case u.Host == "":
-			return errors.New("upicollect: WithBaseURL: no host")
-		case u.User != nil:
-			return errors.New("upicollect: WithBaseURL: credentials in the URL; use Credentials")
-		case u.RawQuery != "" || u.Fragment != "":
-			return errors.New("upicollect: WithBaseURL: query or fragment not allowed")
 		}
 		s.baseURL = u
 		return nil
 	}
 }
 
-// WithHTTPClient makes the client send through c, used as given and never
-// mutated: its transport, proxy and redirect policy are the caller's (the
-// default client refuses redirects). Per-attempt timeouts still apply
-// through the request context.
+// parseBaseURL checks a base URL. Its errors never quote rawURL, which may
+// hold a password.
+func parseBaseURL(rawURL string) (*url.URL, error) {
+	if strings.TrimSpace(rawURL) == "" {
+		return nil, errors.New("empty URL")
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // *url.Error quotes the whole URL
+		}
+		return nil, fmt.Errorf("malformed URL: %w", err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("scheme must be http or https, got %q", u.Scheme)
+	case u.User != nil:
+		return nil, errors.New("credentials in the URL; use Credentials")
+	case u.Host == "":
+		return nil, errors.New("no host")
+	case strings.ContainsAny(rawURL, "?#"): // even an empty one: "/?" would become "/?/v1/..."
+		return nil, errors.New("query or fragment not allowed")
+	}
+	p := strings.ToLower(strings.TrimRight(u.Path, "/"))
+	if strings.HasSuffix(p, "/v1") || strings.HasSuffix(p, strings.TrimSuffix(wire.PathPrefix, "/")) {
+		return nil, fmt.Errorf("the base URL should not include the API path %s: pass the part before it, such as %s://%s",
+			wire.PathPrefix, u.Scheme, u.Host)
+	}
+	return u, nil
+}
+
+// WithHTTPClient makes the client send through c: its transport, proxy,
+// cookie jar and timeout are used as given, and c itself is never mutated.
+// Redirects are refused whatever c's CheckRedirect says (the client sends
+// through a copy of c), so that the Authorization header and bodies go only
+// to the base URL. Per-attempt timeouts still apply through the request
+// context. It cannot be combined with WithMaxConns: bound the connections in
+// c's transport.
 func WithHTTPClient(c *http.Client) Option {
 	return func(s *settings) error {
 		if c == nil {
 			return errors.New("upicollect: WithHTTPClient: nil client")
 		}
 		s.httpClient = c
+		return nil
+	}
+}
+
+// DefaultMaxConns is how many connections to the service a Client opens at
+// most, unless WithMaxConns says otherwise.
+const DefaultMaxConns = 64
+
+// WithMaxConns bounds the connections the client opens to the service (at
+// least 1; default DefaultMaxConns), idle ones included. Calls beyond that
+// many at once queue for a free connection; the queueing is bounded by each
+// call's context and attempt timeout. It configures the SDK's own transport,
+// so NewClient refuses it together with WithHTTPClient.
+func WithMaxConns(n int) Option {
+	return func(s *settings) error {
+		if n < 1 {
+			return fmt.Errorf("upicollect: WithMaxConns: must be at least 1, got %d", n)
+		}
+		s.maxConns = n
 		return nil
 	}
 }

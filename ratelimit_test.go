@@ -69,7 +69,16 @@ func TestRateLimitCapsConcurrentWaits(t *testing.T) {
 				}))
 		}(i)
 	}
-	wg.Wait()
+	// The wait for the waiters is bounded in wall time (their contexts
+	// cannot be: the fake clock reads their deadlines), so that a limiter
+	// that loses tokens fails the test instead of hanging it.
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(waitBound):
+		t.Fatal("the waits did not end")
+	}
 	requests := len(sb.Requests())
 	require.GreaterOrEqual(t, requests, 3*waiters) // a create and at least two polls each
 	for i := range ids {

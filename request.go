@@ -1,6 +1,7 @@
 package upicollect
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -31,11 +32,15 @@ type PaymentRequest struct {
 //
 // API: POST /v1/payments/createPaymentRequest
 //
-// Validation, retries and context behave as for CreatePaymentIntent: on 429
-// and never-sent requests always; after timeouts, resets and 5xx only when
-// p.OrderID is set (a later 409 is then ErrOutcomeUnknown); a cancelled
-// context after the request went out gives no guarantee either way.
+// Validation, retries and context behave as for CreatePaymentIntent: with
+// p.OrderID set, retried on connection errors, timeouts, 429 and 5xx (a
+// later 409 is then ErrOutcomeUnknown); without it, sent again only when it
+// never reached the service, and ErrOutcomeUnknown otherwise. A payment_url
+// that is not an absolute http(s) URL is ErrUnexpectedResponse and
+// ErrOutcomeUnknown. A cancelled context after the request went out gives
+// no guarantee either way.
 func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*PaymentRequest, error) {
+	c.mustInit()
 	const op = wire.OpCreatePaymentRequest
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}
@@ -44,12 +49,12 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 	rupees := chk.amount(p.Amount)
 	chk.orderID(p.OrderID, false)
 	chk.vpa(p.VPA)
-	chk.nonEmpty("note", p.Note)
+	chk.note(p.Note)
 	mobile := chk.customer(p.Customer)
 	if err := chk.err(op); err != nil {
 		return nil, err
 	}
-	ans, err := c.send(ctx, c.createCall(op, p.OrderID, form(&wire.PaymentRequestRequest{
+	cl := c.createCall(op, p.OrderID, &wire.PaymentRequestRequest{
 		MID:            c.creds.MID,
 		Amount:         rupees,
 		OrderID:        p.OrderID,
@@ -58,26 +63,30 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 		CustomerName:   p.Customer.Name,
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
-	})))
+	})
+	return invoke(ctx, c, cl, func(a *answer) (*PaymentRequest, error) { return readPaymentRequest(p, a) })
+}
+
+// readPaymentRequest decodes createPaymentRequest's data.
+func readPaymentRequest(p *RequestParams, a *answer) (*PaymentRequest, error) {
+	data, err := needData(a)
 	if err != nil {
 		return nil, err
 	}
-	if ans.env.Data == nil {
-		return nil, ans.unexpected("no data in a success answer")
-	}
-	d, err := wire.DecodePaymentRequestData(ans.env.Data)
+	d, err := wire.DecodePaymentRequestData(data)
 	if err != nil {
-		return nil, ans.unexpected(err.Error())
+		return nil, err
 	}
-	pr := &PaymentRequest{
-		OrderID:    d.OrderID,
+	if d.PaymentURL != "" {
+		if err := wire.CheckWebURL("payment_url", d.PaymentURL); err != nil {
+			return nil, err
+		}
+	}
+	return &PaymentRequest{
+		OrderID:    cmp.Or(d.OrderID, p.OrderID),
 		PaymentURL: d.PaymentURL,
 		ExpiresAt:  wire.ParseExpiry(d.Expiry),
-		Message:    ans.env.Msg,
-		Response:   ans.resp,
-	}
-	if pr.OrderID == "" {
-		pr.OrderID = p.OrderID
-	}
-	return pr, nil
+		Message:    a.env.Msg,
+		Response:   a.resp,
+	}, nil
 }

@@ -87,7 +87,8 @@ func TestStatusRetriesExhausted(t *testing.T) {
 	var ae *upicollect.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, 4, ae.Response.Attempts)
-	assert.True(t, ae.Temporary())
+	assert.Equal(t, upicollect.ReasonAttemptsExhausted, ae.Reason)
+	assert.Contains(t, err.Error(), "(attempts exhausted)")
 	assert.Equal(t, 4, srv.Count())
 	assert.Equal(t, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}, clk.Sleeps())
 	out := logs.String()
@@ -212,8 +213,10 @@ func TestCreateRetries(t *testing.T) {
 			is: []error{upicollect.ErrServer, upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
 		{name: "reset without order id: not retried", ops: createOps, steps: []int{0, 200}, wantCount: 1,
 			is: []error{upicollect.ErrOutcomeUnknown}},
-		{name: "429 without order id: retried", ops: createOps, steps: []int{429, 200}, wantCount: 2},
-		{name: "429 exhausted without order id", ops: createOps, steps: []int{429}, wantCount: 3,
+		{name: "429 without order id: not retried, it reached the service", ops: createOps, steps: []int{429, 200}, wantCount: 1,
+			is: []error{upicollect.ErrRateLimited, upicollect.ErrOutcomeUnknown}},
+		{name: "429 with order id: retried", ops: keyedOps, orderID: "ORD-K1", steps: []int{429, 200}, wantCount: 2},
+		{name: "429 exhausted with order id", ops: keyedOps, orderID: "ORD-K1", steps: []int{429}, wantCount: 3,
 			is: []error{upicollect.ErrRateLimited}},
 		{name: "500 with order id: retried", ops: keyedOps, orderID: "ORD-K1", steps: []int{500, 200}, wantCount: 2},
 		{name: "503 twice with order id: retried", ops: keyedOps, orderID: "ORD-K1", steps: []int{503, 504, 200}, wantCount: 3},
@@ -226,10 +229,16 @@ func TestCreateRetries(t *testing.T) {
 			is: []error{upicollect.ErrServer, upicollect.ErrOutcomeUnknown}},
 		{name: "409 first: duplicate", ops: keyedOps, orderID: "ORD-K1", steps: []int{409, 200}, wantCount: 1,
 			is: []error{upicollect.ErrDuplicateOrderID}},
-		{name: "429 then 409: duplicate", ops: keyedOps, orderID: "ORD-K1", steps: []int{429, 409}, wantCount: 2,
-			is: []error{upicollect.ErrDuplicateOrderID}},
+		{name: "429 then 409: outcome unknown", ops: keyedOps, orderID: "ORD-K1", steps: []int{429, 409}, wantCount: 2,
+			is: []error{upicollect.ErrOutcomeUnknown}},
+		{name: "429, 429 then 409: outcome unknown", ops: keyedOps, orderID: "ORD-K1", steps: []int{429, 429, 409}, wantCount: 3,
+			is: []error{upicollect.ErrOutcomeUnknown}},
 		{name: "500 then 400 with order id: outcome unknown", ops: keyedOps, orderID: "ORD-K1", steps: []int{500, 400}, wantCount: 2,
 			is: []error{upicollect.ErrInvalidRequest, upicollect.ErrOutcomeUnknown}},
+		{name: "303 with order id: outcome unknown", ops: keyedOps, orderID: "ORD-K1", steps: []int{303, 200}, wantCount: 1,
+			is: []error{upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
+		{name: "300 without order id: outcome unknown", ops: createOps, steps: []int{300, 200}, wantCount: 1,
+			is: []error{upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
 		{name: "401 not retried", ops: createOps, orderID: "ORD-K1", steps: []int{401, 200}, wantCount: 1,
 			is: []error{upicollect.ErrUnauthorized}},
 	} {
@@ -261,7 +270,6 @@ func TestCreateRetries(t *testing.T) {
 				assert.Equal(t, wantOrder, ae.OrderID)
 				assert.Equal(t, op, ae.Op)
 				if errors.Is(err, upicollect.ErrOutcomeUnknown) {
-					assert.True(t, ae.Temporary())
 					if wantOrder != "" {
 						assert.Contains(t, err.Error(), `outcome unknown for order "`+wantOrder+`"`)
 					}
@@ -360,7 +368,12 @@ func TestContextCancelledDuringAttempt(t *testing.T) {
 			} else {
 				assertSentinels(t, err, upicollect.ErrOutcomeUnknown)
 			}
-			assert.True(t, <-gaveUp, "the request was abandoned")
+			select {
+			case abandoned := <-gaveUp:
+				assert.True(t, abandoned, "the request was abandoned")
+			case <-time.After(10 * time.Second):
+				t.Fatal("the handler never saw the client give up")
+			}
 			assert.Equal(t, 1, srv.Count())
 			assert.Empty(t, clk.Sleeps())
 		})
@@ -380,8 +393,8 @@ func TestDeadlineDuringBackoff(t *testing.T) {
 		{opStatus, "", 429, []error{upicollect.ErrRateLimited}},
 		{opIntent, "ORD-D1", 503, []error{upicollect.ErrServer, upicollect.ErrOutcomeUnknown}},
 		{opRequest, "ORD-D1", 500, []error{upicollect.ErrServer, upicollect.ErrOutcomeUnknown}},
-		{opIntent, "", 429, []error{upicollect.ErrRateLimited}},
-		{opLink, "", 429, []error{upicollect.ErrRateLimited}},
+		{opIntent, "ORD-D1", 429, []error{upicollect.ErrRateLimited}},
+		{opRequest, "ORD-D1", 429, []error{upicollect.ErrRateLimited}},
 	} {
 		t.Run(fmt.Sprintf("%s/%s/%d", tt.op, tt.orderID, tt.code), func(t *testing.T) {
 			t.Parallel()

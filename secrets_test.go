@@ -3,7 +3,10 @@ package upicollect_test
 import (
 	"bytes"
 	"context"
+	"encoding"
 	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -203,6 +206,10 @@ func TestAuthHeaderRedacted(t *testing.T) {
 	}
 	assert.Equal(t, "[REDACTED]", h.(fmt.Stringer).String())
 	assert.Equal(t, "[REDACTED]", h.(fmt.GoStringer).GoString())
+	assert.Equal(t, `"[REDACTED]"`, mustJSON(t, h))
+	text, err := h.(encoding.TextMarshaler).MarshalText()
+	require.NoError(t, err)
+	assert.Equal(t, "[REDACTED]", string(text))
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "auth", h)
 	assert.Contains(t, buf.String(), `"auth":"[REDACTED]"`)
@@ -214,4 +221,108 @@ func TestAuthHeaderRedacted(t *testing.T) {
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		assert.Equal(t, want, fmt.Sprintf(verb, c), verb)
 	}
+}
+
+// TestSecretsInEveryEncoding prints and encodes the credentials, a struct
+// that embeds them, one that holds them in a field, the client and a copy
+// of the client's struct in every way a program might: no output holds the
+// secret key or any form of the Authorization header.
+func TestSecretsInEveryEncoding(t *testing.T) {
+	t.Parallel()
+	const secret = "sk_live_Qw7Er9Ty2Ui4"
+	creds := upicollect.Credentials{MID: "MID55", PublicKey: "pk_live_3Xc", SecretKey: secret}
+	auth := basicAuth(creds.PublicKey, creds.SecretKey)
+	forbidden := []string{secret, strings.TrimPrefix(auth, "Basic "), creds.PublicKey + ":" + secret}
+	c, err := upicollect.NewClient(creds, upicollect.WithBaseURL("https://api.example.com"))
+	require.NoError(t, err)
+
+	type embeds struct {
+		upicollect.Credentials
+		Region string
+	}
+	type holds struct {
+		Name  string
+		Creds upicollect.Credentials
+	}
+	values := map[string]any{
+		"Credentials":            creds,
+		"*Credentials":           &creds,
+		"struct embedding":       embeds{Credentials: creds, Region: "in"},
+		"*struct embedding":      &embeds{Credentials: creds, Region: "in"},
+		"struct with field":      holds{Name: "shop", Creds: creds},
+		"*Client":                c,
+		"Client value (copy)":    *c,
+		"[]any of all":           []any{creds, c, *c},
+		"map of Credentials":     map[string]upicollect.Credentials{"k": creds},
+		"struct holding *Client": struct{ C *upicollect.Client }{c},
+	}
+	check := func(t *testing.T, how, out string) {
+		t.Helper()
+		for _, f := range forbidden {
+			assert.NotContains(t, out, f, how)
+		}
+	}
+	for name, v := range values {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X"} {
+				check(t, verb, fmt.Sprintf(verb, v))
+			}
+			check(t, "Sprint", fmt.Sprint(v))
+			check(t, "Sprintln", fmt.Sprintln(v))
+
+			b, err := json.Marshal(v)
+			if err == nil {
+				check(t, "json.Marshal", string(b))
+			}
+			b, err = xml.Marshal(v)
+			if err == nil {
+				check(t, "xml.Marshal", string(b))
+			}
+
+			var buf bytes.Buffer
+			slog.New(slog.NewJSONHandler(&buf, nil)).Info("v", "v", v)
+			slog.New(slog.NewTextHandler(&buf, nil)).Info("v", "v", v)
+			slog.New(slog.NewJSONHandler(&buf, nil)).Info("v", slog.Any("v", v), slog.Group("g", "v", v))
+			check(t, "slog", buf.String())
+		})
+	}
+
+	b, err := json.Marshal(creds)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"MID":"MID55","PublicKey":"pk_live_3Xc","SecretKey":"[REDACTED]"}`, string(b))
+	b, err = json.Marshal(embeds{Credentials: creds})
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), secret)
+	b, err = json.Marshal(c)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"base_url":"https://api.example.com","mid":"MID55"}`, string(b))
+	text, err := creds.MarshalText()
+	require.NoError(t, err)
+	assert.Equal(t, "{MID:MID55 PublicKey:pk_live_3Xc SecretKey:[REDACTED]}", string(text))
+	assert.Equal(t, `{"MID":"","PublicKey":"","SecretKey":""}`, mustJSON(t, upicollect.Credentials{}), "an empty secret says so")
+
+	var nilClient *upicollect.Client
+	assert.Equal(t, "null", mustJSON(t, nilClient))
+	assert.Equal(t, "upicollect.Client(nil)", fmt.Sprint(nilClient))
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "client", nilClient, "c", c)
+	assert.Contains(t, buf.String(), `"client":"upicollect.Client(nil)"`)
+	assert.Contains(t, buf.String(), `"c":{"base_url":"https://api.example.com","mid":"MID55"}`)
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestSecretForms: the forms of the secret to scrub from echoed text are
+// the header value, its base64 pair and the secret key.
+func TestSecretForms(t *testing.T) {
+	t.Parallel()
+	c, _ := newClient(t, "https://api.example.com")
+	auth := basicAuth(testPublic, testSecret)
+	assert.Equal(t, []string{auth, strings.TrimPrefix(auth, "Basic "), testSecret}, upicollect.Secrets(c))
 }

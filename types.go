@@ -3,6 +3,7 @@ package upicollect
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +14,20 @@ import (
 // drift.
 type Money int64
 
-// Rupees returns r whole rupees as Money.
-func Rupees(r int64) Money { return Money(r * 100) }
+// Rupees returns r whole rupees as Money. It saturates: an r whose paise
+// would overflow int64 gives the largest (or smallest) Money, which is not
+// a whole number of rupees and lies far outside MinAmountRupees ..
+// MaxAmountRupees, so that every operation refuses it. An overflow never
+// wraps round to an amount that looks valid.
+func Rupees(r int64) Money {
+	switch {
+	case r > math.MaxInt64/100:
+		return Money(math.MaxInt64)
+	case r < math.MinInt64/100:
+		return Money(math.MinInt64)
+	}
+	return Money(r * 100)
+}
 
 // Paise returns m as a count of paise.
 func (m Money) Paise() int64 { return int64(m) }

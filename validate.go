@@ -1,9 +1,11 @@
 package upicollect
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Limits of the amount, in whole rupees, that the service accepts.
@@ -30,32 +32,82 @@ func (c *checker) err(op string) error {
 func (c *checker) amount(m Money) int64 {
 	r, whole := m.wholeRupees()
 	switch {
+	case m < Rupees(MinAmountRupees) || m > Rupees(MaxAmountRupees):
+		c.add("amount", "must be between 1 and 100000 rupees, got "+m.String())
 	case !whole:
 		c.add("amount", "must be a whole number of rupees, got "+m.String())
-	case r < MinAmountRupees || r > MaxAmountRupees:
-		c.add("amount", "must be between 1 and 100000 rupees, got "+m.String())
 	}
 	return r
 }
 
+// Length caps of the text parameters, checked before any I/O. No real value
+// comes near them, and together they keep a request of a few kilobytes, far
+// below the 1 MiB a body may hold.
+const (
+	// MaxOrderIDLen caps order_id, in bytes. Order ids seen live are at most
+	// about 40 characters ("ORDER_<epoch ms>_<8 hex>"); NewOrderID makes 30.
+	MaxOrderIDLen = 100
+	// MaxNoteLen caps note, in characters.
+	MaxNoteLen = 255
+	// MaxCustomerNameLen caps customer_name, in characters.
+	MaxCustomerNameLen = 100
+	// MaxEmailLen caps customer_email, in bytes: the longest address SMTP
+	// can carry (RFC 5321).
+	MaxEmailLen = 254
+	// MaxVPALen caps vpa, in bytes.
+	MaxVPALen = 255
+	// MaxRedirectURLLen caps redirect_url, in bytes: what every browser
+	// and proxy on the way back is sure to carry.
+	MaxRedirectURLLen = 2048
+)
+
+// orderID checks an order id: at most MaxOrderIDLen bytes of valid UTF-8
+// with no whitespace, control or format characters. Format characters
+// (zero-width spaces and joiners, bidi controls) would make two ids that
+// look the same; invalid UTF-8 comes back changed from the service, so that
+// polling the returned id would never find the order.
 func (c *checker) orderID(id string, required bool) {
 	switch {
-	case id == "" && required:
-		c.add("order_id", "is required")
-	case hasControlOrSpace(id):
-		c.add("order_id", "must not contain whitespace or control characters")
+	case id == "":
+		if required {
+			c.add("order_id", "is required")
+		}
+	case len(id) > MaxOrderIDLen:
+		c.add("order_id", fmt.Sprintf("must be at most %d bytes, got %d", MaxOrderIDLen, len(id)))
+	case !utf8.ValidString(id):
+		c.add("order_id", "must be valid UTF-8")
+	case strings.IndexFunc(id, invisible) >= 0:
+		c.add("order_id", "must not contain whitespace, control or format (zero-width, bidi) characters")
 	}
 }
 
-func (c *checker) nonEmpty(field, v string) {
-	if strings.TrimSpace(v) == "" {
+// note checks the note: required, valid UTF-8, at most MaxNoteLen
+// characters, no control characters.
+func (c *checker) note(v string) { c.text("note", v, MaxNoteLen) }
+
+// text checks a required free-text field of at most maxChars characters.
+// The byte length is checked first, so that a huge value is refused without
+// scanning it.
+func (c *checker) text(field, v string, maxChars int) {
+	switch {
+	case strings.TrimSpace(v) == "":
 		c.add(field, "is required")
+	case len(v) > utf8.UTFMax*maxChars || utf8.RuneCountInString(v) > maxChars:
+		c.add(field, fmt.Sprintf("must be at most %d characters", maxChars))
+	case !utf8.ValidString(v):
+		c.add(field, "must be valid UTF-8")
+	case hasControl(v):
+		c.add(field, "must not contain control characters")
 	}
 }
 
 func (c *checker) redirectURL(v string) {
 	if v == "" {
 		c.add("redirect_url", "is required")
+		return
+	}
+	if len(v) > MaxRedirectURLLen {
+		c.add("redirect_url", fmt.Sprintf("must be at most %d bytes, got %d", MaxRedirectURLLen, len(v)))
 		return
 	}
 	u, err := url.Parse(v)
@@ -65,21 +117,24 @@ func (c *checker) redirectURL(v string) {
 }
 
 func (c *checker) vpa(v string) {
-	if v == "" {
+	switch {
+	case v == "":
 		c.add("vpa", "is required")
-		return
-	}
-	if !validVPA(v) {
+	case len(v) > MaxVPALen:
+		c.add("vpa", fmt.Sprintf("must be at most %d bytes, got %d", MaxVPALen, len(v)))
+	case !validVPA(v):
 		c.add("vpa", "must look like handle@bank (letters, digits, '.', '-', '_' before the @)")
 	}
 }
 
 // customer checks the customer and returns the mobile number to send.
 func (c *checker) customer(cu Customer) string {
-	c.nonEmpty("customer_name", cu.Name)
+	c.text("customer_name", cu.Name, MaxCustomerNameLen)
 	switch {
 	case cu.Email == "":
 		c.add("customer_email", "is required")
+	case len(cu.Email) > MaxEmailLen:
+		c.add("customer_email", fmt.Sprintf("must be at most %d bytes, got %d", MaxEmailLen, len(cu.Email)))
 	case !validEmail(cu.Email):
 		c.add("customer_email", "must be a plain address like name@example.com")
 	}
@@ -117,7 +172,7 @@ func validVPA(v string) bool {
 // quoting, no comments; the domain has a dot and a letter-only TLD.
 func validEmail(v string) bool {
 	local, domain, ok := strings.Cut(v, "@")
-	if !ok || local == "" || domain == "" || len(v) > 254 {
+	if !ok || local == "" || domain == "" {
 		return false
 	}
 	for _, r := range local {
@@ -182,6 +237,13 @@ func isASCIIAlnum(r rune) bool {
 }
 
 func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
+
+// invisible reports whether r would be invisible or shift the text around it:
+// whitespace, control and format (Cf: zero-width, bidi) characters, and the
+// replacement character that stands for invalid UTF-8.
+func invisible(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
+}
 
 func hasControlOrSpace(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0

@@ -3,6 +3,9 @@ package upicollect_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,6 +39,9 @@ func TestValidation(t *testing.T) {
 		{name: "amount -1", mutate: func(in *createInput) { in.Amount = upicollect.Rupees(-1) }, fields: []string{"amount"}},
 		{name: "amount 100001", mutate: func(in *createInput) { in.Amount = upicollect.Rupees(100001) }, fields: []string{"amount"}},
 		{name: "amount 100000.50", mutate: func(in *createInput) { in.Amount = upicollect.Rupees(100000) + 50 }, fields: []string{"amount"}},
+		{name: "amount overflowing to 499", mutate: func(in *createInput) { in.Amount = upicollect.Rupees(1<<62 + 499) }, fields: []string{"amount"}},
+		{name: "amount MaxInt64/100 rupees", mutate: func(in *createInput) { in.Amount = upicollect.Rupees(math.MaxInt64 / 100) }, fields: []string{"amount"}},
+		{name: "amount MinInt64 rupees", mutate: func(in *createInput) { in.Amount = upicollect.Rupees(math.MinInt64) }, fields: []string{"amount"}},
 
 		// order_id: optional, no whitespace or control characters
 		{name: "order_id empty", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "" }},
@@ -48,6 +54,19 @@ func TestValidation(t *testing.T) {
 		{name: "order_id NUL", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\x001" }, fields: []string{"order_id"}},
 		{name: "order_id DEL", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\x7f1" }, fields: []string{"order_id"}},
 		{name: "order_id no-break space", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\u00a01" }, fields: []string{"order_id"}},
+		{name: "order_id at the cap", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = strings.Repeat("A", upicollect.MaxOrderIDLen) }},
+		{name: "order_id one byte over the cap", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = strings.Repeat("A", upicollect.MaxOrderIDLen+1) }, fields: []string{"order_id"}},
+		{name: "order_id of 1 MB", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = strings.Repeat("A", 1<<20) }, fields: []string{"order_id"}},
+		{name: "order_id invalid UTF-8", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\xff1" }, fields: []string{"order_id"}},
+		{name: "order_id cut UTF-8", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD-\xe0\xa4" }, fields: []string{"order_id"}},
+		{name: "order_id replacement character", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\ufffd1" }, fields: []string{"order_id"}},
+		{name: "order_id zero-width space", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\u200b1" }, fields: []string{"order_id"}},
+		{name: "order_id zero-width joiner", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\u200d1" }, fields: []string{"order_id"}},
+		{name: "order_id bidi override", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\u202e1" }, fields: []string{"order_id"}},
+		{name: "order_id left-to-right mark", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\u200e1" }, fields: []string{"order_id"}},
+		{name: "order_id byte order mark", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "\ufeffORD1" }, fields: []string{"order_id"}},
+		{name: "order_id soft hyphen", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\u00ad1" }, fields: []string{"order_id"}},
+		{name: "order_id line separator", ops: []string{opIntent, opRequest}, mutate: func(in *createInput) { in.OrderID = "ORD\u20281" }, fields: []string{"order_id"}},
 
 		// redirect_url: absolute http or https
 		{name: "redirect_url http", ops: []string{opIntent}, mutate: func(in *createInput) { in.RedirectURL = "http://shop.example.com/back" }},
@@ -58,6 +77,12 @@ func TestValidation(t *testing.T) {
 		{name: "redirect_url javascript", ops: []string{opIntent}, mutate: func(in *createInput) { in.RedirectURL = "javascript:alert(1)" }, fields: []string{"redirect_url"}},
 		{name: "redirect_url no host", ops: []string{opIntent}, mutate: func(in *createInput) { in.RedirectURL = "https:///return" }, fields: []string{"redirect_url"}},
 		{name: "redirect_url malformed", ops: []string{opIntent}, mutate: func(in *createInput) { in.RedirectURL = "https://shop example.com/" }, fields: []string{"redirect_url"}},
+		{name: "redirect_url at the cap", ops: []string{opIntent}, mutate: func(in *createInput) {
+			in.RedirectURL = ofLen("https://shop.example.com/", upicollect.MaxRedirectURLLen, "")
+		}},
+		{name: "redirect_url one byte over the cap", ops: []string{opIntent}, mutate: func(in *createInput) {
+			in.RedirectURL = ofLen("https://shop.example.com/", upicollect.MaxRedirectURLLen+1, "")
+		}, fields: []string{"redirect_url"}},
 
 		// vpa: <handle>@<bank_handle>
 		{name: "vpa with . - _", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "ravi.kumar-1_x@ok-hdfc.bank2" }},
@@ -71,17 +96,35 @@ func TestValidation(t *testing.T) {
 		{name: "vpa underscore in bank", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "ravi@ok_sbi" }, fields: []string{"vpa"}},
 		{name: "vpa plus in handle", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "ravi+1@oksbi" }, fields: []string{"vpa"}},
 		{name: "vpa non-ASCII", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "रवि@oksbi" }, fields: []string{"vpa"}},
+		{name: "vpa with z and Z", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "zZ9@ybz" }},
+		{name: "vpa upper case", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = "Ravi.KUMAR@OKSBI" }},
+		{name: "vpa at the cap", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = ofLen("", upicollect.MaxVPALen, "@oksbi") }},
+		{name: "vpa one byte over the cap", ops: []string{opRequest}, mutate: func(in *createInput) { in.VPA = ofLen("", upicollect.MaxVPALen+1, "@oksbi") }, fields: []string{"vpa"}},
 
 		// note, customer_name: non-empty
 		{name: "note empty", mutate: func(in *createInput) { in.Note = "" }, fields: []string{"note"}},
 		{name: "note blank", mutate: func(in *createInput) { in.Note = " \t " }, fields: []string{"note"}},
 		{name: "name empty", mutate: func(in *createInput) { in.Customer.Name = "" }, fields: []string{"customer_name"}},
 		{name: "name blank", mutate: func(in *createInput) { in.Customer.Name = "   " }, fields: []string{"customer_name"}},
+		{name: "note at the cap, multi-byte", mutate: func(in *createInput) { in.Note = strings.Repeat("न", upicollect.MaxNoteLen) }},
+		{name: "note at the cap, 4-byte characters", mutate: func(in *createInput) { in.Note = strings.Repeat("😀", upicollect.MaxNoteLen) }},
+		{name: "note one character over the cap", mutate: func(in *createInput) { in.Note = strings.Repeat("न", upicollect.MaxNoteLen+1) }, fields: []string{"note"}},
+		{name: "note of 1 MB", mutate: func(in *createInput) { in.Note = strings.Repeat("n", 1<<20) }, fields: []string{"note"}},
+		{name: "note invalid UTF-8", mutate: func(in *createInput) { in.Note = "Order \xff" }, fields: []string{"note"}},
+		{name: "note with a newline", mutate: func(in *createInput) { in.Note = "Order\r\nX-Forged: 1" }, fields: []string{"note"}},
+		{name: "note with Indic joiners", mutate: func(in *createInput) { in.Note = "क्\u200dष" }},
+		{name: "name at the cap", mutate: func(in *createInput) { in.Customer.Name = strings.Repeat("R", upicollect.MaxCustomerNameLen) }},
+		{name: "name one character over the cap", mutate: func(in *createInput) { in.Customer.Name = strings.Repeat("R", upicollect.MaxCustomerNameLen+1) }, fields: []string{"customer_name"}},
+		{name: "name invalid UTF-8", mutate: func(in *createInput) { in.Customer.Name = "Ravi \xc3" }, fields: []string{"customer_name"}},
+		{name: "name starting with a control character", mutate: func(in *createInput) { in.Customer.Name = "\x1bRavi" }, fields: []string{"customer_name"}},
+		{name: "name with a NUL", mutate: func(in *createInput) { in.Customer.Name = "Ravi\x00" }, fields: []string{"customer_name"}},
 
 		// customer_email: a plain address
 		{name: "email subdomain and plus", mutate: func(in *createInput) { in.Customer.Email = "ravi+shop@mail.example.co.in" }},
 		{name: "email empty", mutate: func(in *createInput) { in.Customer.Email = "" }, fields: []string{"customer_email"}},
 		{name: "email no @", mutate: func(in *createInput) { in.Customer.Email = "ravi.example.com" }, fields: []string{"customer_email"}},
+		{name: "email no local part", mutate: func(in *createInput) { in.Customer.Email = "@example.com" }, fields: []string{"customer_email"}},
+		{name: "email no domain", mutate: func(in *createInput) { in.Customer.Email = "ravi@" }, fields: []string{"customer_email"}},
 		{name: "email no domain dot", mutate: func(in *createInput) { in.Customer.Email = "ravi@localhost" }, fields: []string{"customer_email"}},
 		{name: "email display name", mutate: func(in *createInput) { in.Customer.Email = "Ravi <ravi@example.com>" }, fields: []string{"customer_email"}},
 		{name: "email two @", mutate: func(in *createInput) { in.Customer.Email = "ravi@@example.com" }, fields: []string{"customer_email"}},
@@ -93,10 +136,13 @@ func TestValidation(t *testing.T) {
 		{name: "email empty label", mutate: func(in *createInput) { in.Customer.Email = "ravi@example..com" }, fields: []string{"customer_email"}},
 		{name: "email space", mutate: func(in *createInput) { in.Customer.Email = "ravi kumar@example.com" }, fields: []string{"customer_email"}},
 		{name: "email too long", mutate: func(in *createInput) { in.Customer.Email = strings.Repeat("a", 250) + "@x.in" }, fields: []string{"customer_email"}},
+		{name: "email at the cap", mutate: func(in *createInput) { in.Customer.Email = ofLen("", upicollect.MaxEmailLen, "@example.com") }},
+		{name: "email one byte over the cap", mutate: func(in *createInput) { in.Customer.Email = ofLen("", upicollect.MaxEmailLen+1, "@example.com") }, fields: []string{"customer_email"}},
 
 		// customer_mobile: 10 digits after normalisation
 		{name: "mobile plain", mutate: func(in *createInput) { in.Customer.Mobile = "9876543210" }, mobile: "9876543210"},
 		{name: "mobile +91 spaces hyphen", mutate: func(in *createInput) { in.Customer.Mobile = "+91 98765-43210" }, mobile: "9876543210"},
+		{name: "mobile +91 starting 91", mutate: func(in *createInput) { in.Customer.Mobile = "+91 91234 56789" }, mobile: "9123456789"},
 		{name: "mobile leading 0", mutate: func(in *createInput) { in.Customer.Mobile = "09876543210" }, mobile: "9876543210"},
 		{name: "mobile leading 91", mutate: func(in *createInput) { in.Customer.Mobile = "919876543210" }, mobile: "9876543210"},
 		{name: "mobile 10 digits starting 91", mutate: func(in *createInput) { in.Customer.Mobile = "9198765432" }, mobile: "9198765432"},
@@ -155,6 +201,7 @@ func TestValidation(t *testing.T) {
 					if tt.mobile != "" {
 						assert.Equal(t, tt.mobile, srv.Last(t).Form.Get("customer_mobile"))
 					}
+					assert.Equal(t, strconv.FormatInt(in.Amount.Paise()/100, 10), srv.Last(t).Form.Get("amount"), "whole rupees are sent")
 					return
 				}
 				require.Error(t, err)
@@ -182,6 +229,52 @@ func TestValidation(t *testing.T) {
 	}
 }
 
+// ofLen returns prefix + 'a's + suffix, n bytes in all.
+func ofLen(prefix string, n int, suffix string) string {
+	return prefix + strings.Repeat("a", n-len(prefix)-len(suffix)) + suffix
+}
+
+// TestValidationStatusOrderIDAtTheCap: the status check takes an order id
+// of MaxOrderIDLen bytes.
+func TestValidationStatusOrderIDAtTheCap(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, bySuccess(t))
+	c, _ := newClient(t, srv.BaseURL())
+	id := strings.Repeat("A", upicollect.MaxOrderIDLen)
+	_, err := c.CheckPaymentStatus(context.Background(), id)
+	require.NoError(t, err)
+	assert.Equal(t, id, srv.Last(t).Form.Get("order_id"))
+}
+
+// TestValidationCaps: the caps are the documented values, and a request
+// with every field at its cap stays far below the 1 MiB body cap.
+func TestValidationCaps(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, 100, upicollect.MaxOrderIDLen)
+	assert.Equal(t, 255, upicollect.MaxNoteLen)
+	assert.Equal(t, 100, upicollect.MaxCustomerNameLen)
+	assert.Equal(t, 254, upicollect.MaxEmailLen)
+	assert.Equal(t, 255, upicollect.MaxVPALen)
+	assert.Equal(t, 2048, upicollect.MaxRedirectURLLen)
+
+	srv := newTestServer(t, bySuccess(t))
+	c, _ := newClient(t, srv.BaseURL())
+	// Characters that URL-encode at their longest: 3 bytes, 9 once escaped.
+	_, err := c.CreatePaymentIntent(context.Background(), &upicollect.IntentParams{
+		Amount:      upicollect.Rupees(1),
+		OrderID:     strings.Repeat("%", upicollect.MaxOrderIDLen),
+		RedirectURL: ofLen("https://shop.example.com/", upicollect.MaxRedirectURLLen, ""),
+		Note:        strings.Repeat("न", upicollect.MaxNoteLen),
+		Customer: upicollect.Customer{
+			Name:   strings.Repeat("न", upicollect.MaxCustomerNameLen),
+			Email:  ofLen("", upicollect.MaxEmailLen, "@example.com"),
+			Mobile: "9876543210",
+		},
+	})
+	require.NoError(t, err)
+	assert.Less(t, len(srv.Last(t).Body), 16<<10, "a request at every cap is a few kilobytes")
+}
+
 func TestValidationNilParams(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, bySuccess(t))
@@ -202,8 +295,9 @@ func TestValidationNilParams(t *testing.T) {
 
 func TestValidationStatusOrderID(t *testing.T) {
 	t.Parallel()
-	for _, id := range []string{"", " ", "ORD 1", "ORD\n1", "ORD\x00", "\tORD"} {
-		t.Run(strings.NewReplacer("\n", `\n`, "\t", `\t`, "\x00", `\0`).Replace(id), func(t *testing.T) {
+	for _, id := range []string{"", " ", "ORD 1", "ORD\n1", "ORD\x00", "\tORD", "ORD\xff", "ORD\u200b1", "ORD\u202e1",
+		strings.Repeat("A", upicollect.MaxOrderIDLen+1)} {
+		t.Run(fmt.Sprintf("%.20q", id), func(t *testing.T) {
 			t.Parallel()
 			srv := newTestServer(t, bySuccess(t))
 			c, _ := newClient(t, srv.BaseURL())

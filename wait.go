@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"time"
 )
 
@@ -21,9 +22,20 @@ type waitSettings struct {
 // Polling defaults: the service documents no webhooks, and its own Android
 // client polls every 5s for 5 minutes.
 const (
+	// DefaultPollMin is the first delay between status checks.
 	DefaultPollMin = 2 * time.Second
+	// DefaultPollMax is the longest delay between status checks.
 	DefaultPollMax = 10 * time.Second
 )
+
+// DefaultMaxWait bounds a WaitForPayment unless WithMaxWait says otherwise.
+// A payment lives minutes: the service documents no lifetime, but its own
+// Android client polls for 5 minutes, and the sandbox's intents expire after
+// 5 minutes by default. An expired order stays "not found" (PENDING) for
+// ever, so without a bound a wait with context.Background would never end;
+// 15 minutes is three times that life, long enough for a slow bank, short
+// enough that a forgotten wait ends.
+const DefaultMaxWait = 15 * time.Minute
 
 // WithPollInterval sets the delay between status checks: it starts at min
 // and grows towards max, each delay jittered (default 2s..10s). A min of zero
@@ -42,10 +54,15 @@ func WithPollInterval(min, max time.Duration) WaitOption {
 	}
 }
 
-// WithMaxWait bounds the whole wait (on top of the context's own deadline).
-// Zero or less means the context alone decides.
+// WithMaxWait bounds the whole wait (on top of the context's own deadline;
+// the earlier ends it). The default is DefaultMaxWait; zero or less keeps
+// it. There is no unbounded wait: for a longer one, pass a longer d.
 func WithMaxWait(d time.Duration) WaitOption {
-	return func(w *waitSettings) { w.maxWait = d }
+	return func(w *waitSettings) {
+		if d > 0 {
+			w.maxWait = d
+		}
+	}
 }
 
 // WithOnPoll calls fn with every status seen, from the polling goroutine.
@@ -63,23 +80,24 @@ func WithOnPoll(fn func(*PaymentStatus)) WaitOption {
 // fails transiently (5xx, 429, a network error, an unreadable answer) is
 // followed by the next poll; an error that will not change by waiting
 // (unauthorized, invalid request) ends the wait at once. When the context
-// ends or the maximum wait passes, WaitForPayment returns the last status
-// seen (nil if none) together with an error matching
-// context.DeadlineExceeded or context.Canceled. Every wait between polls
+// ends or the maximum wait (DefaultMaxWait unless WithMaxWait) passes,
+// WaitForPayment returns the last status seen (nil if none) together with an
+// error matching context.DeadlineExceeded or context.Canceled. A 404 that is
+// not the service's own not-found answer (a wrong base URL) ends the wait at
+// once. Every wait between polls
 // ends when the context does. Polls count against WithRateLimit, so many
 // concurrent waits share the client's cap.
 func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...WaitOption) (*PaymentStatus, error) {
-	w := waitSettings{minDelay: DefaultPollMin, maxDelay: DefaultPollMax}
+	c.mustInit()
+	w := waitSettings{minDelay: DefaultPollMin, maxDelay: DefaultPollMax, maxWait: DefaultMaxWait}
 	for _, o := range opts {
 		if o != nil {
 			o(&w)
 		}
 	}
-	if w.maxWait > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, w.maxWait)
-		defer cancel()
-	}
+	// The deadline is on the client's clock, so an injected clock drives it.
+	ctx, cancel := context.WithDeadline(ctx, c.clock.Now().Add(w.maxWait))
+	defer cancel()
 	var last *PaymentStatus
 	for n := 1; ; n++ {
 		st, err := c.CheckPaymentStatus(ctx, orderID)
@@ -130,14 +148,17 @@ func (c *Client) pollDelay(n int, w waitSettings) time.Duration {
 	return lo + time.Duration(r()*float64(d-lo))
 }
 
-// pollAgain reports whether a failed poll may succeed on a later poll.
+// pollAgain reports whether a failed poll may succeed on a later poll. Any
+// HTTP 404 that reached here is not the service's not-found answer (which is
+// a PENDING status): the base URL is wrong, and waiting will not fix it.
 func pollAgain(err error) bool {
 	switch {
 	case errors.Is(err, ErrValidation), errors.Is(err, ErrUnauthorized),
 		errors.Is(err, ErrInvalidRequest), errors.Is(err, ErrNotFound):
 		return false
 	}
-	return true
+	var ae *APIError
+	return !errors.As(err, &ae) || ae.HTTPStatus != http.StatusNotFound
 }
 
 func waitErr(orderID string, last *PaymentStatus, ctxErr error) error {

@@ -29,6 +29,10 @@ func statusScript(t testing.TB, steps ...string) handlerFunc {
 			respond(w, 429, loadResponse(t, "rate_limited_429.json"))
 		case "garbage":
 			respond(w, 200, loadResponse(t, "truncated.json"))
+		case "html404":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte("<html><body>Not Found</body></html>"))
 		default:
 			respond(w, 200, loadResponse(t, step+".json"))
 		}
@@ -108,6 +112,31 @@ func TestWaitForPaymentMaxWait(t *testing.T) {
 	assert.Equal(t, 6, polls)
 }
 
+// TestWaitForPaymentDefaultMaxWait: with context.Background and no
+// WithMaxWait (or a WithMaxWait of zero or less), a wait on an order that
+// stays PENDING ends after DefaultMaxWait of the client's clock.
+func TestWaitForPaymentDefaultMaxWait(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, 15*time.Minute, upicollect.DefaultMaxWait)
+	for name, opts := range map[string][]upicollect.WaitOption{
+		"no option": nil, "WithMaxWait(0)": {upicollect.WithMaxWait(0)}, "WithMaxWait(-1s)": {upicollect.WithMaxWait(-time.Second)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, statusScript(t, pending))
+			c, clk := newClient(t, srv.BaseURL())
+			start := clk.Now()
+			st, err := c.WaitForPayment(context.Background(), testStatusOrder, opts...)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.NotNil(t, st)
+			assert.Equal(t, upicollect.TxnPending, st.TxnStatus)
+			assert.Equal(t, upicollect.DefaultMaxWait, clk.Now().Sub(start))
+			// Delays 2s, 3s, 6s, then 7.5s: 118 of those fit in the rest.
+			assert.Equal(t, 1+3+118, srv.Count())
+		})
+	}
+}
+
 func TestWaitForPaymentContextDeadlineNoStatus(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, statusScript(t, "500"))
@@ -175,6 +204,8 @@ func TestWaitForPaymentStopsOnPermanentErrors(t *testing.T) {
 		{"401", upicollect.ErrUnauthorized},
 		{"missing_auth", upicollect.ErrUnauthorized},
 		{"400", upicollect.ErrInvalidRequest},
+		// A 404 that is not the service's envelope: a wrong base URL.
+		{"html404", upicollect.ErrUnexpectedResponse},
 	} {
 		t.Run(tc.step, func(t *testing.T) {
 			t.Parallel()
@@ -228,18 +259,22 @@ func TestWaitForPaymentPollDelaysWithinBounds(t *testing.T) {
 		name     string
 		min, max time.Duration
 		rand     float64
+		polls    int
 	}{
-		{"default low jitter", 0, 0, 0},
-		{"default high jitter", 0, 0, 0.999999},
-		{"1s..1s", time.Second, time.Second, 0.5},
-		{"3s..7s", 3 * time.Second, 7 * time.Second, 0.999999},
-		{"max below min", 5 * time.Second, time.Second, 0.5},
-		{"huge max", time.Second, math.MaxInt64, 0.5},
-		{"huge max high jitter", time.Second, math.MaxInt64, 0.999999},
+		{"default low jitter", 0, 0, 0, 70},
+		{"default high jitter", 0, 0, 0.999999, 70},
+		{"1s..1s", time.Second, time.Second, 0.5, 70},
+		{"3s..7s", 3 * time.Second, 7 * time.Second, 0.999999, 70},
+		{"max below min", 5 * time.Second, time.Second, 0.5, 70},
+		{"min only: max stays the default", time.Second, 0, 0.5, 70},
+		// Doubling from 1s, 30 polls add up to about 2^30 s: as far as a
+		// wait can go before its deadline (even MaxInt64 from now) passes.
+		{"huge max", time.Second, math.MaxInt64, 0.5, 30},
+		{"huge max high jitter", time.Second, math.MaxInt64, 0.999999, 30},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			const polls = 70
+			polls := tc.polls
 			steps := make([]string, polls)
 			for i := range steps {
 				steps[i] = pending
@@ -248,7 +283,8 @@ func TestWaitForPaymentPollDelaysWithinBounds(t *testing.T) {
 			srv := newTestServer(t, statusScript(t, steps...))
 			r := tc.rand
 			c, clk := newClient(t, srv.BaseURL(), upicollect.WithRand(func() float64 { return r }))
-			st, err := c.WaitForPayment(context.Background(), testStatusOrder, upicollect.WithPollInterval(tc.min, tc.max))
+			st, err := c.WaitForPayment(context.Background(), testStatusOrder,
+				upicollect.WithPollInterval(tc.min, tc.max), upicollect.WithMaxWait(math.MaxInt64))
 			require.NoError(t, err)
 			assert.True(t, st.Paid())
 			lo, hi := tc.min, tc.max
@@ -268,6 +304,9 @@ func TestWaitForPaymentPollDelaysWithinBounds(t *testing.T) {
 					require.GreaterOrEqual(t, d, prev, "delays never shrink with fixed jitter (delay %d)", i)
 				}
 				prev = d
+			}
+			if hi > lo {
+				assert.Greater(t, prev, lo, "delays grow above min towards max")
 			}
 		})
 	}

@@ -1,5 +1,7 @@
 package wire
 
+import "net/url"
+
 // Operation names, as they appear in the path /v1/payments/<op>.
 const (
 	OpCreatePaymentIntent  = "createPaymentIntent"
@@ -51,4 +53,11 @@ type LinkRequest struct {
 type StatusRequest struct {
 	MID     string `url:"mid"`
 	OrderID string `url:"order_id"`
+}
+
+// Encode returns the form body of the status check, as query.Values would
+// encode it (keys sorted, values query-escaped), without reflection: the
+// status check is the call a merchant polls.
+func (r *StatusRequest) Encode() string {
+	return "mid=" + url.QueryEscape(r.MID) + "&order_id=" + url.QueryEscape(r.OrderID)
 }

@@ -1,0 +1,186 @@
+package upicollect
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/upicollect/upicollect-go/internal/retry"
+)
+
+// TestDecide tables the retry decision for every safety and every kind of
+// failed attempt, on a first attempt and on a later one.
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	p := RetryPolicy{MaxAttempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	half := func() float64 { return 0.5 }
+
+	type want struct {
+		retry, ambiguous bool
+		cost             int
+		reason           string
+	}
+	var (
+		no        = want{reason: "not retryable"}
+		noAmb     = want{ambiguous: true, reason: "not retryable"}
+		sent      = outcome{neverSent: true, errText: "dial tcp: refused"}
+		reset     = outcome{errText: "connection reset"}
+		timeout   = outcome{timedOut: true, errText: "deadline"}
+		rate      = outcome{answered: true, code: 429}
+		server    = func(code int) outcome { return outcome{answered: true, code: code} }
+		unread200 = outcome{answered: true, code: 200, unreadable: true}
+		unread303 = outcome{answered: true, code: 303, unreadable: true}
+		unread300 = outcome{answered: true, code: 300, unreadable: true}
+		unread404 = outcome{answered: true, code: 404, unreadable: true}
+		dup       = outcome{answered: true, code: 409}
+		invalid   = outcome{answered: true, code: 400}
+		unauth    = outcome{answered: true, code: 401}
+		notFound  = outcome{answered: true, code: 404}
+	)
+	tests := []struct {
+		name string
+		s    safety
+		o    outcome
+		n    int
+		want want
+	}{
+		{"status never sent", readOnly, sent, 1, want{true, false, retry.RetryCost, "not sent: dial tcp: refused"}},
+		{"keyed never sent", keyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: dial tcp: refused"}},
+		{"unkeyed never sent", unkeyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: dial tcp: refused"}},
+
+		{"status reset", readOnly, reset, 1, want{true, false, retry.RetryCost, "transport: connection reset"}},
+		{"keyed reset", keyedCreate, reset, 1, want{true, true, retry.RetryCost, "transport: connection reset"}},
+		{"unkeyed reset", unkeyedCreate, reset, 1, want{false, true, retry.RetryCost, "transport: connection reset"}},
+
+		{"status timeout", readOnly, timeout, 1, want{true, false, retry.TimeoutCost, "attempt timed out"}},
+		{"keyed timeout", keyedCreate, timeout, 1, want{true, true, retry.TimeoutCost, "attempt timed out"}},
+		{"unkeyed timeout", unkeyedCreate, timeout, 1, want{false, true, retry.TimeoutCost, "attempt timed out"}},
+
+		{"status 429", readOnly, rate, 1, want{true, false, retry.RetryCost, "rate limited (429)"}},
+		{"keyed 429", keyedCreate, rate, 1, want{true, false, retry.RetryCost, "rate limited (429)"}},
+		{"unkeyed 429: reached the service", unkeyedCreate, rate, 1, want{false, true, retry.RetryCost, "rate limited (429)"}},
+
+		{"status unreadable 200", readOnly, unread200, 1, no},
+		{"keyed unreadable 200", keyedCreate, unread200, 1, noAmb},
+		{"unkeyed unreadable 200", unkeyedCreate, unread200, 1, noAmb},
+		{"keyed 303", keyedCreate, unread303, 1, noAmb},
+		{"unkeyed 300", unkeyedCreate, unread300, 1, noAmb},
+		{"status 303", readOnly, unread303, 1, no},
+		{"status non-envelope 404 (wrong base URL)", readOnly, unread404, 1, no},
+
+		{"keyed 409 first", keyedCreate, dup, 1, no},
+		{"keyed 409 later", keyedCreate, dup, 2, noAmb},
+		{"unkeyed 409 later", unkeyedCreate, dup, 2, noAmb},
+		{"status 409 later", readOnly, dup, 2, no},
+		{"keyed 400", keyedCreate, invalid, 1, no},
+		{"status 400", readOnly, invalid, 2, no},
+		{"keyed 401", keyedCreate, unauth, 2, no},
+		{"status 404 envelope", readOnly, notFound, 1, no},
+	}
+	for _, code := range []int{500, 502, 503, 504} {
+		r := fmt.Sprintf("server error (%d)", code)
+		tests = append(tests,
+			struct {
+				name string
+				s    safety
+				o    outcome
+				n    int
+				want want
+			}{fmt.Sprintf("status %d", code), readOnly, server(code), 1, want{true, false, retry.RetryCost, r}},
+			struct {
+				name string
+				s    safety
+				o    outcome
+				n    int
+				want want
+			}{fmt.Sprintf("keyed %d", code), keyedCreate, server(code), 1, want{true, true, retry.RetryCost, r}},
+			struct {
+				name string
+				s    safety
+				o    outcome
+				n    int
+				want want
+			}{fmt.Sprintf("unkeyed %d", code), unkeyedCreate, server(code), 1, want{false, true, retry.RetryCost, r}},
+		)
+	}
+	// 501 and 505 are not transient.
+	tests = append(tests, struct {
+		name string
+		s    safety
+		o    outcome
+		n    int
+		want want
+	}{"status 501", readOnly, server(501), 1, no})
+
+	for _, tt := range tests {
+		tt.o.attempt = tt.n
+		v := decide(tt.s, p, tt.o, false, now, half)
+		assert.Equal(t, tt.want.retry, v.retry, "%s: retry", tt.name)
+		assert.Equal(t, tt.want.ambiguous, v.ambiguous, "%s: ambiguous", tt.name)
+		assert.Equal(t, tt.want.reason, v.reason, "%s: reason", tt.name)
+		assert.False(t, v.limit, "%s: limit", tt.name)
+		if v.retry {
+			assert.Equal(t, tt.want.cost, v.cost, "%s: cost", tt.name)
+			// Full jitter with 0.5: half of 200ms doubled per attempt.
+			assert.Equal(t, time.Duration(tt.n)*100*time.Millisecond, v.delay, "%s: delay", tt.name)
+		} else {
+			assert.Zero(t, v.delay, "%s: delay", tt.name)
+		}
+
+		// An earlier ambiguous attempt makes every create's end ambiguous,
+		// never the status check's.
+		v = decide(tt.s, p, tt.o, true, now, half)
+		assert.Equal(t, tt.s != readOnly, v.ambiguous, "%s after an ambiguous attempt", tt.name)
+	}
+}
+
+// TestDecideLimits: the last attempt, and a Retry-After beyond the cap, end
+// retries with a visible reason; a shorter Retry-After lengthens the delay.
+func TestDecideLimits(t *testing.T) {
+	t.Parallel()
+	p := RetryPolicy{MaxAttempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	half := func() float64 { return 0.5 }
+	tests := []struct {
+		name   string
+		s      safety
+		o      outcome
+		was    bool
+		retry  bool
+		amb    bool
+		limit  bool
+		delay  time.Duration
+		reason string
+	}{
+		{"last attempt", readOnly, outcome{attempt: 3, answered: true, code: 500}, false, false, false, true, 0, ReasonAttemptsExhausted},
+		{"last attempt of a keyed create", keyedCreate, outcome{attempt: 3, answered: true, code: 503}, false, false, true, true, 0, ReasonAttemptsExhausted},
+		{"before the last", readOnly, outcome{attempt: 2, answered: true, code: 500}, false, true, false, false, 200 * time.Millisecond, "server error (500)"},
+		{"Retry-After longer than backoff", readOnly, outcome{attempt: 1, answered: true, code: 429, retryAfter: "2"}, false, true, false, false, 2 * time.Second, "rate limited (429)"},
+		{"Retry-After shorter than backoff", readOnly, outcome{attempt: 2, answered: true, code: 503, retryAfter: "0"}, false, true, false, false, 200 * time.Millisecond, "server error (503)"},
+		{"Retry-After at the cap", readOnly, outcome{attempt: 1, answered: true, code: 429, retryAfter: "30"}, false, true, false, false, 30 * time.Second, "rate limited (429)"},
+		{"Retry-After beyond the cap", readOnly, outcome{attempt: 1, answered: true, code: 429, retryAfter: "31"}, false, false, false, true, 0, "Retry-After 31s exceeds 30s"},
+		{"Retry-After beyond the cap, keyed, after ambiguity", keyedCreate, outcome{attempt: 2, answered: true, code: 503, retryAfter: "120"}, true, false, true, true, 0, "Retry-After 2m0s exceeds 30s"},
+		{"Retry-After as a date", readOnly, outcome{attempt: 1, answered: true, code: 503, retryAfter: now.Add(10 * time.Second).Format(http.TimeFormat)}, false, true, false, false, 10 * time.Second, "server error (503)"},
+		{"Retry-After ignored on a 500", readOnly, outcome{attempt: 1, answered: true, code: 500, retryAfter: "20"}, false, true, false, false, 100 * time.Millisecond, "server error (500)"},
+		{"Retry-After unreadable", readOnly, outcome{attempt: 1, answered: true, code: 429, retryAfter: "soon"}, false, true, false, false, 100 * time.Millisecond, "rate limited (429)"},
+	}
+	for _, tt := range tests {
+		v := decide(tt.s, p, tt.o, tt.was, now, half)
+		assert.Equal(t, verdict{retry: tt.retry, ambiguous: tt.amb, limit: tt.limit, delay: tt.delay, reason: tt.reason,
+			cost: map[bool]int{true: retry.RetryCost}[tt.retry]}, v, tt.name)
+	}
+}
+
+// TestRefill: a first-try success returns SuccessRefill, a retried one the
+// cost of its retry.
+func TestRefill(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, retry.SuccessRefill, refill(1, 0))
+	assert.Equal(t, retry.SuccessRefill, refill(1, 7))
+	assert.Equal(t, 7, refill(2, 7))
+	assert.Equal(t, retry.TimeoutCost, refill(3, retry.TimeoutCost))
+}
