@@ -15,7 +15,7 @@ import (
 // over loopback HTTP against the sandbox: encoding, the request, the
 // sandbox's work and decoding.
 func BenchmarkCheckPaymentStatus(b *testing.B) {
-	sb := sandbox.Start(b)
+	sb := sandbox.Start(b, sandbox.Strict())
 	c := sb.Client()
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -32,7 +32,7 @@ func BenchmarkCheckPaymentStatus(b *testing.B) {
 // BenchmarkCreatePaymentIntent measures a validated create through the SDK
 // against the sandbox, a new order each time.
 func BenchmarkCreatePaymentIntent(b *testing.B) {
-	sb := sandbox.Start(b)
+	sb := sandbox.Start(b, sandbox.Strict())
 	c := sb.Client()
 	ctx := context.Background()
 	p := upicollect.IntentParams{

@@ -20,6 +20,7 @@ var exampleNow = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 
 func exampleSandbox() *sandbox.Server {
 	return sandbox.New(
+		sandbox.Strict(),
 		sandbox.WithClock(func() time.Time { return exampleNow }),
 		sandbox.WithSeed(42),
 		sandbox.WithPublicURL("https://sandbox.example.com"),

@@ -434,7 +434,7 @@ func TestFaultMatrix(t *testing.T) {
 }
 
 func fmRunCell(t *testing.T, cell fmCell) {
-	s := sandbox.Start(t)
+	s := sandbox.Start(t, sandbox.Strict())
 	creds := s.Credentials()
 
 	orderID := ""

@@ -268,7 +268,7 @@ func TestHardeningSlowBodyEndsAtAttemptTimeout(t *testing.T) {
 	for _, op := range fmOps {
 		t.Run(string(op), func(t *testing.T) {
 			t.Parallel()
-			s := sandbox.Start(t)
+			s := sandbox.Start(t, sandbox.Strict())
 			s.InjectFault(sandbox.Fault{Op: op.wire(), SlowBody: time.Minute, Times: -1})
 			// The real clock and the default retry policy: what production
 			// would do, bounded only by the per-attempt timeout.
@@ -307,7 +307,7 @@ func TestHardeningWrongContentTypeStillRead(t *testing.T) {
 	for _, ct := range []string{"text/html; charset=utf-8", "text/plain", "application/octet-stream", "application/x-www-form-urlencoded"} {
 		for _, op := range []fmOp{fmIntent, fmRequest, fmLink, fmStatus} {
 			t.Run(ct+"/"+string(op), func(t *testing.T) {
-				s := sandbox.Start(t)
+				s := sandbox.Start(t, sandbox.Strict())
 				s.InjectFault(sandbox.Fault{Op: op.wire(), Status: 200, Body: []byte(bodies[op]),
 					Header: http.Header{"Content-Type": {ct}}})
 				c, err := upicollect.NewClient(s.Credentials(), upicollect.WithBaseURL(s.URL()))

@@ -17,7 +17,7 @@ import (
 // before every request: with 2 requests/s and a burst of 1, the second and
 // third status checks each wait half a second of (fake) time.
 func TestRateLimitSpacesEveryRequest(t *testing.T) {
-	sb := sandbox.Start(t)
+	sb := sandbox.Start(t, sandbox.Strict())
 	clock := clock.NewFake(time.Now())
 	c := sb.Client(upicollect.WithRateLimit(2, 1), upicollect.WithClock(clock))
 	for i := 0; i < 3; i++ {
@@ -38,7 +38,7 @@ func TestRateLimitCapsConcurrentWaits(t *testing.T) {
 		rate    = 50.0
 		burst   = 5
 	)
-	sb := sandbox.Start(t)
+	sb := sandbox.Start(t, sandbox.Strict())
 	clock := clock.NewFake(time.Now())
 	c := sb.Client(upicollect.WithRateLimit(rate, burst), upicollect.WithClock(clock))
 	ctx := context.Background()

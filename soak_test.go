@@ -200,7 +200,7 @@ func TestSoak(t *testing.T) {
 // soakRun runs the soak against its own sandbox and client, checks the
 // invariants, and releases everything before returning.
 func soakRun(t *testing.T) (st *soakStats, elapsed time.Duration, retries, attempts int) {
-	s := sandbox.New(sandbox.WithRequestLogLimit(16))
+	s := sandbox.New(sandbox.Strict(), sandbox.WithRequestLogLimit(16))
 	defer s.Close()
 	other, otherHits := fmCounter(t)
 	defer other.Close()

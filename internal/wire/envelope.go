@@ -41,6 +41,11 @@ func DecodeEnvelope(body []byte) (*Envelope, error) {
 	if len(trimmed) == 0 {
 		return nil, errors.New("empty body")
 	}
+	// The single-pass decoder reads every common answer; anything unusual
+	// falls through to the general decoder below (fuzzed equal to it).
+	if env, ok := decodeEnvelopeFast(trimmed); ok {
+		return env, nil
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &raw); err != nil {
 		if trimmed[0] != '{' {
