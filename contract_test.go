@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/sandbox"
+	"github.com/upicollect/upicollect-go/upilink"
 )
 
 // The public surface of shared/API.md, spelled out with its exact
@@ -26,6 +27,11 @@ var (
 	_ func(float64, int) upicollect.Option                                           = upicollect.WithRateLimit
 	_ func(int) upicollect.Option                                                    = upicollect.WithMaxConns
 	_ func(*upicollect.Client)                                                       = (*upicollect.Client).CloseIdleConnections
+	_ func(*upicollect.Intent, *upicollect.IntentParams) error                       = (*upicollect.Intent).Verify
+	_ func(string) (*upilink.Link, error)                                            = upilink.Parse
+	_ func(*upilink.Link) string                                                     = (*upilink.Link).String
+	_ func(string, int) ([]byte, error)                                              = upilink.PNG
+	_ func(string) string                                                            = upilink.Terminal
 	_ func(upicollect.Credentials, ...upicollect.Option) (*upicollect.Client, error) = upicollect.NewClient
 
 	_ func(*upicollect.Client, context.Context, *upicollect.IntentParams) (*upicollect.Intent, error)                = (*upicollect.Client).CreatePaymentIntent

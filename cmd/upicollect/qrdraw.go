@@ -1,15 +1,15 @@
 package main
 
-// The CLI draws QR codes here until the public upilink package (PNG,
-// Terminal) ships; then qrPNG and qrTerminal become upilink.PNG and
-// upilink.Terminal and this file goes.
+// The CLI's --size is the PNG's width in pixels, so qrPNG fits whole
+// pixels per module to it; the terminal drawing is upilink's.
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/upicollect/upicollect-go/internal/qrcode"
 	"rsc.io/qr"
+
+	"github.com/upicollect/upicollect-go/upilink"
 )
 
 // quietModules is the quiet zone rsc.io/qr draws on each side of a PNG.
@@ -30,34 +30,12 @@ func qrPNG(text string, size int) ([]byte, error) {
 	return c.PNG(), nil
 }
 
-// qrTerminal draws text as a QR code with Unicode half blocks, two modules
-// a character, light modules as blocks: a dark terminal then shows dark
-// modules on light, as a camera expects, with a two-module quiet zone.
+// qrTerminal draws text with upilink.Terminal, failing when the text is
+// too long for a QR code.
 func qrTerminal(text string) (string, error) {
-	c, err := qrcode.Encode(text, qr.M)
-	if err != nil {
-		return "", err
+	out := upilink.Terminal(text)
+	if out == "" {
+		return "", errors.New("text too long to encode as a QR code")
 	}
-	const quiet = 2
-	var b strings.Builder
-	for y := -quiet; y < c.Size+quiet; y += 2 {
-		for x := -quiet; x < c.Size+quiet; x++ {
-			b.WriteString(halfBlock(!c.Black(x, y), !c.Black(x, y+1)))
-		}
-		b.WriteByte('\n')
-	}
-	return b.String(), nil
-}
-
-// halfBlock is the character for a light or dark top and bottom module.
-func halfBlock(topLight, bottomLight bool) string {
-	switch {
-	case topLight && bottomLight:
-		return "█"
-	case topLight:
-		return "▀"
-	case bottomLight:
-		return "▄"
-	}
-	return " "
+	return out, nil
 }

@@ -43,7 +43,7 @@ func (s *shop) product(w http.ResponseWriter, _ *http.Request) {
 func (s *shop) checkout(w http.ResponseWriter, r *http.Request) {
 	orderID := upicollect.NewOrderID()
 	s.orders.add(orderID, price)
-	intent, err := s.client.CreatePaymentIntent(r.Context(), &upicollect.IntentParams{
+	params := &upicollect.IntentParams{
 		Amount:  price,
 		OrderID: orderID,
 		// The service sends the payer back to this URL exactly as given, so
@@ -55,7 +55,12 @@ func (s *shop) checkout(w http.ResponseWriter, r *http.Request) {
 			Email:  r.FormValue("email"),
 			Mobile: r.FormValue("mobile"),
 		},
-	})
+	}
+	intent, err := s.client.CreatePaymentIntent(r.Context(), params)
+	if err == nil {
+		// Never show a payer a link that pays another amount or order.
+		err = intent.Verify(params)
+	}
 	var verr *upicollect.ValidationError
 	switch {
 	case errors.As(err, &verr):

@@ -90,15 +90,20 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) error {
 	orderID := upicollect.NewOrderID()
 	createCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	intent, err := e.client.CreatePaymentIntent(createCtx, &upicollect.IntentParams{
+	params := &upicollect.IntentParams{
 		Amount:      upicollect.Rupees(499),
 		OrderID:     orderID,
 		RedirectURL: "https://shop.example.com/orders/thanks",
 		Note:        "Quickstart order",
 		Customer:    upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "+91 98765 43210"},
-	})
+	}
+	intent, err := e.client.CreatePaymentIntent(createCtx, params)
 	if err != nil {
 		return fmt.Errorf("create intent: %w", err)
+	}
+	// Never show a payer a link that pays another amount or order.
+	if err := intent.Verify(params); err != nil {
+		return err
 	}
 	fmt.Fprintln(out, "1. created a payment intent")
 	fmt.Fprintf(out, "   order id   %s\n", intent.OrderID)

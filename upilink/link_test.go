@@ -1,0 +1,186 @@
+package upilink
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/internal/qrcode"
+	"rsc.io/qr"
+)
+
+func TestParseRealWorldLinks(t *testing.T) {
+	tests := []struct {
+		name      string
+		link      string
+		want      Link
+		canonical string
+	}{
+		{
+			name:      "generic intent",
+			link:      "upi://pay?pa=shop@okaxis&pn=Chai%20Shop&am=499.00&tr=ord_1&tn=Order%2042&cu=INR",
+			want:      Link{Scheme: "upi", Target: "pay", PayeeVPA: "shop@okaxis", PayeeName: "Chai Shop", Amount: upicollect.Rupees(499), TxnRef: "ord_1", Note: "Order 42", Currency: "INR"},
+			canonical: "upi://pay?pa=shop@okaxis&pn=Chai%20Shop&am=499.00&cu=INR&tr=ord_1&tn=Order%2042",
+		},
+		{
+			name:      "google pay form, plus for spaces, %40 in pa",
+			link:      "tez://upi/pay?pa=shop%40okaxis&pn=Chai+Shop&am=1.08&cu=INR",
+			want:      Link{Scheme: "tez", Target: "upi/pay", PayeeVPA: "shop@okaxis", PayeeName: "Chai Shop", Amount: 108, Currency: "INR"},
+			canonical: "tez://upi/pay?pa=shop@okaxis&pn=Chai%20Shop&am=1.08&cu=INR",
+		},
+		{
+			name: "phonepe, signed merchant QR with orgId and unknown gstIn",
+			link: "phonepe://pay?pa=m@ybl&pn=M&mc=5411&mode=02&orgId=159761&sign=AbC%2B%2F%3D&tr=T1&gstIn=29ABCDE1234F1Z5&",
+			want: Link{Scheme: "phonepe", Target: "pay", PayeeVPA: "m@ybl", PayeeName: "M", MerchantCode: "5411", Mode: "02", OrgID: "159761",
+				Sign: "AbC+/=", TxnRef: "T1", Extra: url.Values{"gstIn": {"29ABCDE1234F1Z5"}}},
+			canonical: "phonepe://pay?pa=m@ybl&pn=M&tr=T1&mc=5411&mode=02&orgid=159761&sign=AbC%2B%2F%3D&gstIn=29ABCDE1234F1Z5",
+		},
+		{
+			name:      "paytm, minimum amount, duplicate key keeps the first, empty value",
+			link:      "paytmmp://pay?PA=a.b@paytm&am=10&am=20&mam=5.5&tn=",
+			want:      Link{Scheme: "paytmmp", Target: "pay", PayeeVPA: "a.b@paytm", Amount: upicollect.Rupees(10), MinAmount: 550},
+			canonical: "paytmmp://pay?pa=a.b@paytm&am=10.00&mam=5.50",
+		},
+		{
+			name:      "escaped characters in the note",
+			link:      "upi://pay?pa=x@y&tn=a%26b%3Dc%23d%25e%2Bf",
+			want:      Link{Scheme: "upi", Target: "pay", PayeeVPA: "x@y", Note: "a&b=c#d%e+f"},
+			canonical: "upi://pay?pa=x@y&tn=a%26b%3Dc%23d%25e%2Bf",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse(tt.link)
+			require.NoError(t, err)
+			assert.Equal(t, &tt.want, got)
+			assert.Equal(t, tt.canonical, got.String())
+			again, err := Parse(got.String())
+			require.NoError(t, err)
+			assert.Equal(t, got, again, "round trip")
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := map[string]string{
+		"":                                      "link",
+		"https://evil.example/pay?pa=a@b":       "link",
+		"javascript:alert(1)//?pa=a@b":          "link",
+		"upi://pay?pn=No%20Payee":               "pa",
+		"upi://pay?pa=a@b&am=1.005":             "am",
+		"upi://pay?pa=a@b&am=-1":                "am",
+		"upi://pay?pa=a@b&mam=1e3":              "mam",
+		"upi://pay?pa=a@b&tn=%zz":               "tn",
+		"upi://pay?pa=a@b&am=99999999999999999": "am",
+	}
+	for link, param := range tests {
+		_, err := Parse(link)
+		var pe *ParseError
+		require.ErrorAs(t, err, &pe, link)
+		assert.Equal(t, param, pe.Param, link)
+		assert.Contains(t, err.Error(), "upilink: "+param)
+	}
+}
+
+func TestLint(t *testing.T) {
+	tests := []struct {
+		name string
+		link Link
+		want []string // params flagged
+	}{
+		{"clean merchant link", Link{Scheme: "upi", PayeeVPA: "m@ybl", PayeeName: "Chai Shop", MerchantCode: "5411", TxnRef: "T1", Currency: "INR", Amount: 100}, nil},
+		{"merchant without tr", Link{PayeeVPA: "m@ybl", MerchantCode: "5411"}, []string{"tr"}},
+		{"tr without mc", Link{PayeeVPA: "m@ybl", TxnRef: "T1"}, []string{"mc"}},
+		{"foreign currency", Link{PayeeVPA: "m@ybl", Currency: "USD"}, []string{"cu"}},
+		{"mode 02 unsigned", Link{PayeeVPA: "m@ybl", Mode: "02"}, []string{"sign"}},
+		{"mode 05 unsigned", Link{PayeeVPA: "m@ybl", Mode: "05"}, []string{"sign"}},
+		{"mode 05 signed", Link{PayeeVPA: "m@ybl", Mode: "05", Sign: "x"}, nil},
+		{"over the limit", Link{PayeeVPA: "m@ybl", Amount: upicollect.Rupees(100001), MinAmount: upicollect.Rupees(100001)}, []string{"am", "mam"}},
+		{"at the limit", Link{PayeeVPA: "m@ybl", Amount: upicollect.Rupees(100000)}, nil},
+		{"ampersand in name", Link{PayeeVPA: "m@ybl", PayeeName: "Tea & Co"}, []string{"pn"}},
+		{"emoji in name", Link{PayeeVPA: "m@ybl", PayeeName: "Chai ☕🍵"}, []string{"pn"}},
+		{"Hindi name is fine", Link{PayeeVPA: "m@ybl", PayeeName: "चाय"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, p := range tt.link.Lint() {
+				got = append(got, p.Param)
+				assert.NotEmpty(t, p.Message)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestPNG(t *testing.T) {
+	png, err := PNG("upi://pay?pa=shop@okaxis&am=1.00", 4)
+	require.NoError(t, err)
+	assert.Equal(t, "\x89PNG", string(png[:4]))
+	for _, bad := range []int{0, 65} {
+		_, err := PNG("x", bad)
+		assert.Error(t, err)
+	}
+	_, err = PNG(strings.Repeat("x", 5000), 4)
+	assert.Error(t, err, "too long for any QR version")
+}
+
+// TestTerminalDrawsEveryModule reads the half blocks back into modules and
+// compares them with the encoder's own bitmap, quiet zone included.
+func TestTerminalDrawsEveryModule(t *testing.T) {
+	text := "upi://pay?pa=shop@okaxis&pn=Chai%20Shop&am=499.00&tr=ord_1"
+	c, err := qrcode.Encode(text, qr.M)
+	require.NoError(t, err)
+	out := Terminal(text)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	n := c.Size + 2*terminalQuiet
+	require.Len(t, lines, (n+1)/2)
+	for row, line := range lines {
+		runes := []rune(line)
+		require.Len(t, runes, n)
+		for x, r := range runes {
+			top := r == '█' || r == '▀'
+			bottom := r == '█' || r == '▄'
+			for dy, lightGot := range []bool{top, bottom} {
+				y := 2*row + dy
+				if y >= n {
+					continue
+				}
+				lightWant := !c.Black(x-terminalQuiet, y-terminalQuiet)
+				require.Equal(t, lightWant, lightGot, "module (%d,%d)", x, y)
+			}
+		}
+	}
+	assert.Equal(t, "", Terminal(strings.Repeat("x", 5000)))
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"upi://pay?pa=a@b&am=1.00", "tez://upi/pay?pa=a%40b&pn=A+B", "upi://pay?pa=x@y&tn=%26&gstIn=1&"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := Parse(s)
+		if err != nil {
+			return
+		}
+		again, err := Parse(l.String())
+		if err != nil {
+			t.Fatalf("Parse(%q).String() = %q does not parse: %v", s, l.String(), err)
+		}
+		if l.Target == "" {
+			l.Target = "pay"
+		}
+		if again.Target == "" {
+			again.Target = "pay"
+		}
+		// Empty values are not written, so an Extra key with only empty
+		// values disappears; compare the written forms instead.
+		if again.String() != l.String() {
+			t.Fatalf("round trip of %q: %q then %q", s, l.String(), again.String())
+		}
+	})
+}
