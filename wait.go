@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/retry"
 )
 
 // WaitOption configures WaitForPayment.
@@ -118,34 +119,10 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 			c.logger.LogAttrs(ctx, slog.LevelWarn, "upicollect: poll failed, polling on",
 				slog.String("order_id", orderID), slog.String("error", err.Error()))
 		}
-		if err := c.clock.Sleep(ctx, c.pollDelay(n, w)); err != nil {
+		if err := c.clock.Sleep(ctx, retry.PollDelay(n, w.minDelay, w.maxDelay, c.rand)); err != nil {
 			return last, waitErr(orderID, last, err)
 		}
 	}
-}
-
-// pollDelay grows from min towards max (doubling per poll) and jitters each
-// delay over its upper half, so that many waiters started together spread
-// out without ever polling faster than min.
-func (c *Client) pollDelay(n int, w waitSettings) time.Duration {
-	d := w.minDelay
-	for i := 1; i < n && d < w.maxDelay; i++ {
-		if d > w.maxDelay/2 {
-			d = w.maxDelay // doubling would pass max, or overflow with a huge max
-			break
-		}
-		d *= 2
-	}
-	d = min(d, w.maxDelay)
-	lo := max(d/2, w.minDelay)
-	if d <= lo {
-		return d
-	}
-	r := c.rand
-	if r == nil {
-		r = rand.Float64
-	}
-	return lo + time.Duration(r()*float64(d-lo))
 }
 
 // pollAgain reports whether a failed poll may succeed on a later poll. Any

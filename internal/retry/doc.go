@@ -6,6 +6,7 @@
 //   - ParseRetryAfter: honours a server's Retry-After header.
 //   - Budget: a client-wide retry token bucket, so an outage does not
 //     multiply the load on the service.
+//   - PollDelay: the growing, jittered delay between a waiter's status polls.
 //
 // The pieces do not call each other; the client composes them into its
 // retry loop.
