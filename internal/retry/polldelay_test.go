@@ -53,3 +53,14 @@ func FuzzPollDelay(f *testing.F) {
 		}
 	})
 }
+
+// TestDelayBoundaries pins the boundaries mutation testing found untested:
+// a ceiling that equals maxDelay only when doubled exactly, an odd maxDelay
+// at the halving point, and a maxDelay that would overflow if doubled.
+func TestDelayBoundaries(t *testing.T) {
+	one := func() float64 { return 1 }
+	zero := func() float64 { return 0 }
+	assert.Equal(t, time.Duration(6), Backoff(2, 3, 7, one), "3<<1 fits under 7")
+	assert.Equal(t, time.Duration(6), PollDelay(2, 3, 7, one), "3 doubled is 6, not the odd max 7")
+	assert.Equal(t, time.Second, PollDelay(2, time.Second, math.MaxInt64, zero), "one doubling under a huge max")
+}
