@@ -71,12 +71,12 @@ func (cl *call) scrubber() scrubber { return newScrubber(cl.auth.secrets()) }
 
 // createCall describes a create: keyed when it carries an order id, which
 // makes repeating it safe.
-func (c *Client) createCall(op, orderID string, req any) *call {
+func (c *Client) createCall(op, orderID string, req interface{ Encode() string }) *call {
 	s := unkeyedCreate
 	if orderID != "" {
 		s = keyedCreate
 	}
-	return c.newCall(op, wire.PathPrefix+op, orderID, s, form(req).Encode())
+	return c.newCall(op, wire.PathPrefix+op, orderID, s, req.Encode())
 }
 
 // invoke carries one validated call from its request to its typed result:

@@ -1,6 +1,9 @@
 package wire
 
-import "net/url"
+import (
+	"strconv"
+	"strings"
+)
 
 // Operation names, as they appear in the path /v1/payments/<op>.
 const (
@@ -55,9 +58,112 @@ type StatusRequest struct {
 	OrderID string `url:"order_id"`
 }
 
-// Encode returns the form body of the status check, as query.Values would
-// encode it (keys sorted, values query-escaped), without reflection: the
-// status check is the call a merchant polls.
+// Encode returns the form body of the status check.
 func (r *StatusRequest) Encode() string {
-	return "mid=" + url.QueryEscape(r.MID) + "&order_id=" + url.QueryEscape(r.OrderID)
+	var f form
+	f.grow(len(r.MID) + len(r.OrderID))
+	f.add("mid", r.MID)
+	f.add("order_id", r.OrderID)
+	return f.String()
+}
+
+// Encode returns the form body of createPaymentIntent.
+func (r *IntentRequest) Encode() string {
+	var f form
+	f.grow(len(r.MID) + len(r.OrderID) + len(r.RedirectURL) + len(r.Note) +
+		len(r.CustomerName) + len(r.CustomerEmail) + len(r.CustomerMobile))
+	f.addInt("amount", r.Amount)
+	f.add("customer_email", r.CustomerEmail)
+	f.add("customer_mobile", r.CustomerMobile)
+	f.add("customer_name", r.CustomerName)
+	f.add("mid", r.MID)
+	f.add("note", r.Note)
+	if r.OrderID != "" {
+		f.add("order_id", r.OrderID)
+	}
+	f.add("redirect_url", r.RedirectURL)
+	return f.String()
+}
+
+// Encode returns the form body of createPaymentRequest.
+func (r *PaymentRequestRequest) Encode() string {
+	var f form
+	f.grow(len(r.MID) + len(r.OrderID) + len(r.VPA) + len(r.Note) +
+		len(r.CustomerName) + len(r.CustomerEmail) + len(r.CustomerMobile))
+	f.addInt("amount", r.Amount)
+	f.add("customer_email", r.CustomerEmail)
+	f.add("customer_mobile", r.CustomerMobile)
+	f.add("customer_name", r.CustomerName)
+	f.add("mid", r.MID)
+	f.add("note", r.Note)
+	if r.OrderID != "" {
+		f.add("order_id", r.OrderID)
+	}
+	f.add("vpa", r.VPA)
+	return f.String()
+}
+
+// Encode returns the form body of createPaymentLink.
+func (r *LinkRequest) Encode() string {
+	var f form
+	f.grow(len(r.MID) + len(r.Note) + len(r.CustomerName) + len(r.CustomerEmail) + len(r.CustomerMobile))
+	f.addInt("amount", r.Amount)
+	f.add("customer_email", r.CustomerEmail)
+	f.add("customer_mobile", r.CustomerMobile)
+	f.add("customer_name", r.CustomerName)
+	f.add("mid", r.MID)
+	f.add("note", r.Note)
+	return f.String()
+}
+
+// form writes an application/x-www-form-urlencoded body exactly as
+// go-querystring's query.Values(r).Encode() would (the tests hold them
+// equal): the fields in key order, each value query-escaped. It is written
+// by hand because the reflection costs about 30 allocations a call, more than
+// the whole hand-written net/http call it must not be slower than; the
+// Encode methods add the fields in sorted key order.
+type form struct{ b strings.Builder }
+
+// grow makes room for the values' bytes, escaped, and the keys: one
+// allocation for a body without unusual characters.
+func (f *form) grow(values int) { f.b.Grow(2*values + 128) }
+
+func (f *form) key(k string) {
+	if f.b.Len() > 0 {
+		f.b.WriteByte('&')
+	}
+	f.b.WriteString(k)
+	f.b.WriteByte('=')
+}
+
+func (f *form) add(k, v string) {
+	f.key(k)
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case unreserved(c):
+			f.b.WriteByte(c)
+		case c == ' ':
+			f.b.WriteByte('+')
+		default:
+			f.b.WriteByte('%')
+			f.b.WriteByte(hexUpper[c>>4])
+			f.b.WriteByte(hexUpper[c&15])
+		}
+	}
+}
+
+func (f *form) addInt(k string, n int64) {
+	f.key(k)
+	var buf [20]byte
+	f.b.Write(strconv.AppendInt(buf[:0], n, 10))
+}
+
+func (f *form) String() string { return f.b.String() }
+
+const hexUpper = "0123456789ABCDEF"
+
+// unreserved reports whether url.QueryEscape leaves c as it is.
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '_' || c == '.' || c == '~'
 }
