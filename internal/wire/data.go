@@ -3,7 +3,6 @@ package wire
 import (
 	"encoding/json"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 )
@@ -30,39 +29,38 @@ var intentKnown = map[string]bool{
 // a link (scheme://… or scheme:…) is a per-app link: the interface names them
 // app_a…app_c, the live service phonepe, paytm, gpay and sometimes cred.
 func DecodeIntentData(data json.RawMessage) (*IntentData, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var o object
+	if err := readObject(data, &o); err != nil {
 		return nil, err
 	}
+	return readIntentData(&o), nil
+}
+
+func readIntentData(o *object) *IntentData {
 	d := &IntentData{
-		OrderID:      firstString(raw, "orderId", "order_id"),
-		Link:         firstString(raw, "intent"),
-		DynamicQR:    firstString(raw, "dynamicQR"),
-		Expiry:       firstString(raw, "expiry"),
-		MerchantName: firstString(raw, "merchantName"),
+		OrderID:      o.firstString("orderId", "order_id"),
+		Link:         o.firstString("intent"),
+		DynamicQR:    o.firstString("dynamicQR"),
+		Expiry:       o.firstString("expiry"),
+		MerchantName: o.firstString("merchantName"),
 	}
-	if a, ok := raw["amount"]; ok && !isNull(a) {
+	if a, ok := o.get("amount"); ok && !isNull(a) {
 		d.Amount = a
 	}
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if intentKnown[k] {
-			continue
+	o.each(func(k []byte, v json.RawMessage) {
+		if intentKnown[string(k)] {
+			return
 		}
-		s, ok := ReadString(raw[k])
+		s, ok := ReadString(v)
 		if !ok || !looksLikeLink(s) {
-			continue
+			return
 		}
 		if d.AppLinks == nil {
 			d.AppLinks = make(map[string]string)
 		}
-		d.AppLinks[k] = s
-	}
-	return d, nil
+		d.AppLinks[string(k)] = s
+	})
+	return d
 }
 
 func looksLikeLink(s string) bool {
@@ -79,15 +77,19 @@ type PaymentRequestData struct {
 
 // DecodePaymentRequestData reads the payment request's data.
 func DecodePaymentRequestData(data json.RawMessage) (*PaymentRequestData, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var o object
+	if err := readObject(data, &o); err != nil {
 		return nil, err
 	}
+	return readPaymentRequestData(&o), nil
+}
+
+func readPaymentRequestData(o *object) *PaymentRequestData {
 	return &PaymentRequestData{
-		OrderID:    firstString(raw, "orderId", "order_id"),
-		PaymentURL: firstString(raw, "payment_url", "paymentUrl"),
-		Expiry:     firstString(raw, "expiry"),
-	}, nil
+		OrderID:    o.firstString("orderId", "order_id"),
+		PaymentURL: o.firstString("payment_url", "paymentUrl"),
+		Expiry:     o.firstString("expiry"),
+	}
 }
 
 // LinkData is createPaymentLink's data.
@@ -98,14 +100,18 @@ type LinkData struct {
 
 // DecodeLinkData reads the payment link's data.
 func DecodeLinkData(data json.RawMessage) (*LinkData, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var o object
+	if err := readObject(data, &o); err != nil {
 		return nil, err
 	}
+	return readLinkData(&o), nil
+}
+
+func readLinkData(o *object) *LinkData {
 	return &LinkData{
-		PaymentLink: firstString(raw, "payment_link", "paymentLink"),
-		OrderID:     firstString(raw, "orderId", "order_id"),
-	}, nil
+		PaymentLink: o.firstString("payment_link", "paymentLink"),
+		OrderID:     o.firstString("orderId", "order_id"),
+	}
 }
 
 // StatusData is checkPaymentStatus's data in any of its known shapes.
@@ -120,48 +126,30 @@ type StatusData struct {
 
 // DecodeStatusData reads the status check's data.
 func DecodeStatusData(data json.RawMessage) (*StatusData, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var o object
+	if err := readObject(data, &o); err != nil {
 		return nil, err
 	}
+	return readStatusData(&o), nil
+}
+
+func readStatusData(o *object) *StatusData {
 	d := &StatusData{
-		OrderID:       firstText(raw, "order_id", "orderId"),
-		UTR:           firstText(raw, "UTR", "utr"),
-		Status:        firstString(raw, "status", "txnStatus"),
-		VPA:           firstString(raw, "vpa"),
-		TransactionID: firstText(raw, "transaction_id", "transactionId"),
+		OrderID:       o.firstText("order_id", "orderId"),
+		UTR:           o.firstText("UTR", "utr"),
+		Status:        o.firstString("status", "txnStatus"),
+		VPA:           o.firstString("vpa"),
+		TransactionID: o.firstText("transaction_id", "transactionId"),
 	}
-	if a, ok := raw["amount"]; ok && !isNull(a) {
+	if a, ok := o.get("amount"); ok && !isNull(a) {
 		d.Amount = a
 	}
-	return d, nil
+	return d
 }
 
 // HasPayment reports whether the data describes a payment (an amount or a
 // UTR): with status true and no state anywhere, that means it succeeded.
 func (d *StatusData) HasPayment() bool { return d.Amount != nil || d.UTR != "" }
-
-func firstString(raw map[string]json.RawMessage, keys ...string) string {
-	for _, k := range keys {
-		if v, ok := raw[k]; ok {
-			if s, ok := ReadString(v); ok && s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
-func firstText(raw map[string]json.RawMessage, keys ...string) string {
-	for _, k := range keys {
-		if v, ok := raw[k]; ok {
-			if s := Text(v); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
 
 // IST is India Standard Time, a fixed zone so that no tzdata is needed.
 var IST = time.FixedZone("IST", 5*3600+30*60)

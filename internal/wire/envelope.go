@@ -46,6 +46,12 @@ func DecodeEnvelope(body []byte) (*Envelope, error) {
 	if env, ok := decodeEnvelopeFast(trimmed); ok {
 		return env, nil
 	}
+	return decodeEnvelopeGeneral(trimmed)
+}
+
+// decodeEnvelopeGeneral is DecodeEnvelope's reading of any body through
+// json.Unmarshal; trimmed is not empty.
+func decodeEnvelopeGeneral(trimmed []byte) (*Envelope, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &raw); err != nil {
 		if trimmed[0] != '{' {
@@ -91,6 +97,12 @@ func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null
 
 // readBool accepts true/false and, because fields drift to strings, "true"/"false".
 func readBool(v json.RawMessage) (bool, bool) {
+	switch string(v) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
 	if isNull(v) {
 		return false, false // json.Unmarshal would leave b false without an error
 	}
@@ -122,6 +134,9 @@ func readInt(v json.RawMessage) (int, bool) {
 // ReadString returns the value of a JSON string; ok is false for any other
 // JSON type.
 func ReadString(v json.RawMessage) (string, bool) {
+	if s, ok := plainString(v); ok {
+		return string(s), true // what json.Unmarshal gives, without its reflection
+	}
 	if isNull(v) {
 		return "", false // json.Unmarshal would leave s "" without an error
 	}
@@ -138,9 +153,9 @@ func Text(v json.RawMessage) string {
 	if s, ok := ReadString(v); ok {
 		return s
 	}
-	t := strings.TrimSpace(string(v))
-	if t != "" && (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) {
-		return t
+	t := bytes.TrimSpace(v)
+	if len(t) != 0 && (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) {
+		return string(t)
 	}
 	return ""
 }

@@ -15,131 +15,56 @@ import (
 //
 // The returned Data aliases body; body must not change afterwards.
 func decodeEnvelopeFast(body []byte) (*Envelope, bool) {
-	// Validity first: the scan below then only has to find the boundaries
-	// of values, not check them.
-	if !json.Valid(body) {
+	var o object
+	if !o.scan(body) {
 		return nil, false
 	}
-	i := skipSpace(body, 0)
-	if i == len(body) || body[i] != '{' {
+	status, ok := o.get("status")
+	if !ok {
 		return nil, false
 	}
-	i++
 	env := &Envelope{}
-	var seen uint8 // fastKey bits
-	var hasStatus bool
-	var msg, message []byte
-	for {
-		i = skipSpace(body, i)
-		switch body[i] {
-		case '}':
-			return finishFast(env, hasStatus, seen, msg, message)
-		case ',':
-			i = skipSpace(body, i+1)
-		}
-		keyEnd, escaped := scanString(body, i)
-		key := body[i+1 : keyEnd-1]
-		if escaped {
-			return nil, false // "st\u0061tus" is "status"; not worth decoding here
-		}
-		i = skipSpace(body, keyEnd) + 1 // past ':'
-		i = skipSpace(body, i)
-		end := skipValue(body, i)
-		val := body[i:end]
-		i = end
-		bit := keyBit(key)
-		if bit == 0 {
-			continue
-		}
-		if seen&bit != 0 {
-			return nil, false // the last of repeated keys wins in DecodeEnvelope
-		}
-		seen |= bit
-		switch bit {
-		case keyStatus:
-			switch string(val) {
-			case "true":
-				env.Status = true
-			case "false":
-			default:
-				return nil, false
-			}
-			hasStatus = true
-		case keyStatusCode:
-			if !fastStatusCode(env, val) {
-				return nil, false
-			}
-		case keyMsg:
-			msg = val
-		case keyMessage:
-			message = val
-		case keyTxnStatus:
-			s, ok := fastString(val)
-			if !ok {
-				return nil, false
-			}
-			env.TxnStatus = internTxn(s)
-		case keyData:
-			switch val[0] {
-			case 'n':
-			case '{':
-				env.Data = json.RawMessage(val)
-			default:
-				return nil, false
-			}
-		}
-	}
-}
-
-// finishFast applies DecodeEnvelope's rules that depend on more than one key.
-func finishFast(env *Envelope, hasStatus bool, seen uint8, msg, message []byte) (*Envelope, bool) {
-	if !hasStatus {
+	switch string(status) {
+	case "true":
+		env.Status = true
+	case "false":
+	default:
 		return nil, false
 	}
-	if seen&keyMsg != 0 {
-		s, ok := fastString(msg)
+	if v, ok := o.get("statusCode"); ok && !fastStatusCode(env, v) {
+		return nil, false
+	}
+	if v, ok := o.get("msg"); ok {
+		s, ok := fastString(v)
 		if !ok {
 			return nil, false
 		}
 		env.Msg = string(s)
 	}
-	if seen&keyMessage != 0 && env.Msg == "" {
-		s, ok := fastString(message)
+	if v, ok := o.get("message"); ok && env.Msg == "" {
+		s, ok := fastString(v)
 		if !ok {
 			return nil, false
 		}
-		env.Msg = string(s)
-		env.MessageKey = true
+		env.Msg, env.MessageKey = string(s), true
+	}
+	if v, ok := o.get("txnStatus"); ok {
+		s, ok := fastString(v)
+		if !ok {
+			return nil, false
+		}
+		env.TxnStatus = internTxn(s)
+	}
+	if v, ok := o.get("data"); ok {
+		switch v[0] {
+		case 'n':
+		case '{':
+			env.Data = json.RawMessage(v)
+		default:
+			return nil, false
+		}
 	}
 	return env, true
-}
-
-// The keys DecodeEnvelope reads, as bits of a set.
-const (
-	keyStatus uint8 = 1 << iota
-	keyStatusCode
-	keyMsg
-	keyMessage
-	keyTxnStatus
-	keyData
-)
-
-func keyBit(key []byte) uint8 {
-	switch string(key) {
-	case "status":
-		return keyStatus
-	case "statusCode":
-		return keyStatusCode
-	case "msg":
-		return keyMsg
-	case "message":
-		return keyMessage
-	case "txnStatus":
-		return keyTxnStatus
-	case "data":
-		return keyData
-	}
-	return 0
 }
 
 // fastStatusCode reads statusCode as readInt does for the shapes seen: a
@@ -216,9 +141,19 @@ func fastString(val []byte) ([]byte, bool) {
 	if val[0] != '"' {
 		return nil, true
 	}
+	return plainString(val)
+}
+
+// plainString returns the text of val when val is a JSON string that
+// json.Unmarshal would return byte for byte: quoted, in valid UTF-8, with no
+// escape, quote or control character inside.
+func plainString(val []byte) ([]byte, bool) {
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
+		return nil, false
+	}
 	s := val[1 : len(val)-1]
 	for _, c := range s {
-		if c == '\\' {
+		if c == '\\' || c == '"' || c < 0x20 {
 			return nil, false
 		}
 	}
