@@ -87,9 +87,6 @@ func readIntent(p *IntentParams, a *answer) (*Intent, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := wire.CheckAppLinks(d); err != nil {
-		return nil, err
-	}
 	in := &Intent{
 		OrderID:      cmp.Or(d.OrderID, p.OrderID),
 		Amount:       p.Amount,

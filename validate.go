@@ -183,21 +183,21 @@ func validEmail(v string) bool {
 	if strings.HasPrefix(local, ".") || strings.HasSuffix(local, ".") || strings.Contains(local, "..") {
 		return false
 	}
-	labels := strings.Split(domain, ".")
-	if len(labels) < 2 {
+	if !strings.Contains(domain, ".") {
 		return false
 	}
-	for _, l := range labels {
-		if l == "" || l[0] == '-' || l[len(l)-1] == '-' {
+	var tld string
+	for rest, more := domain, true; more; {
+		tld, rest, more = strings.Cut(rest, ".")
+		if tld == "" || tld[0] == '-' || tld[len(tld)-1] == '-' {
 			return false
 		}
-		for _, r := range l {
+		for _, r := range tld {
 			if !isASCIIAlnum(r) && r != '-' {
 				return false
 			}
 		}
 	}
-	tld := labels[len(labels)-1]
 	if len(tld) < 2 {
 		return false
 	}
@@ -209,10 +209,13 @@ func validEmail(v string) bool {
 	return true
 }
 
+// mobileSeparators are what people put between a mobile number's digits.
+var mobileSeparators = strings.NewReplacer(" ", "", "-", "")
+
 // normalizeMobile removes spaces and hyphens and, where more than 10 digits
 // remain, a leading +91, 91 or 0; what is left must be exactly 10 digits.
 func normalizeMobile(v string) (string, bool) {
-	s := strings.NewReplacer(" ", "", "-", "").Replace(v)
+	s := mobileSeparators.Replace(v)
 	if len(s) > 10 {
 		for _, p := range []string{"+91", "91", "0"} {
 			if strings.HasPrefix(s, p) {

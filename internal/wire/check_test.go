@@ -167,11 +167,21 @@ func TestCheckLinks(t *testing.T) {
 	assert.NotContains(t, CheckWebURL("payment_link", at).Error(), "…", "64 bytes are quoted whole")
 	assert.Contains(t, CheckWebURL("payment_link", at+"y").Error(), `x"…`, "a longer value is cut at 64")
 
-	assert.NoError(t, CheckAppLinks(&IntentData{}))
-	assert.NoError(t, CheckAppLinks(&IntentData{Link: "upi://pay", AppLinks: map[string]string{"a": "appa://pay"}}))
-	assert.EqualError(t, CheckAppLinks(&IntentData{Link: "javascript:x"}), `intent "javascript:x" is not a UPI or app link`)
-	assert.EqualError(t, CheckAppLinks(&IntentData{Link: "upi://pay", AppLinks: map[string]string{"b": "upi://ok", "z": "data:x"}}),
-		`z "data:x" is not a UPI or app link`)
+	for _, tt := range []struct{ data, err string }{
+		{`{}`, ""},
+		{`{"intent":"upi://pay","a":"appa://pay","b":"appb://pay "}`, `b "appb://pay " is not a UPI or app link`},
+		{`{"intent":"javascript:x","z":"data:x"}`, `intent "javascript:x" is not a UPI or app link`},
+		{`{"intent":"upi://pay","b":"upi://ok","z":"data:x","y":"file:///x","x":"appx://ok"}`, `y "file:///x" is not a UPI or app link`},
+		{`{"a":" javascript:x"}`, `a " javascript:x" is not a UPI or app link`},
+		{`{"a":"upi://pay?pa=x@y "}`, ""},
+	} {
+		_, err := DecodeIntentData([]byte(tt.data))
+		if tt.err == "" {
+			assert.NoError(t, err, tt.data)
+		} else {
+			assert.EqualError(t, err, tt.err, tt.data)
+		}
+	}
 }
 
 func TestCheckCarriesTheRefusal(t *testing.T) {

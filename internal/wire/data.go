@@ -28,15 +28,17 @@ var intentKnown = map[string]bool{
 // DecodeIntentData reads the intent's data. Any other string field that holds
 // a link (scheme://… or scheme:…) is a per-app link: the interface names them
 // app_a…app_c, the live service phonepe, paytm, gpay and sometimes cred.
+// Every link must pass CheckAppLink: the first that does not (the generic
+// one, then per-app ones in key order) is the error.
 func DecodeIntentData(data json.RawMessage) (*IntentData, error) {
 	var o object
 	if err := readObject(data, &o); err != nil {
 		return nil, err
 	}
-	return readIntentData(&o), nil
+	return readIntentData(&o)
 }
 
-func readIntentData(o *object) *IntentData {
+func readIntentData(o *object) (*IntentData, error) {
 	d := &IntentData{
 		OrderID:      o.firstString("orderId", "order_id"),
 		Link:         o.firstString("intent"),
@@ -47,25 +49,54 @@ func readIntentData(o *object) *IntentData {
 	if a, ok := o.get("amount"); ok && !isNull(a) {
 		d.Amount = a
 	}
+	var unsafe string // the first per-app link, in key order, that fails CheckAppLink
 	o.each(func(k []byte, v json.RawMessage) {
 		if intentKnown[string(k)] {
 			return
 		}
 		s, ok := ReadString(v)
-		if !ok || !looksLikeLink(s) {
+		if !ok {
+			return
+		}
+		u, ok := parseLink(s)
+		if !ok {
 			return
 		}
 		if d.AppLinks == nil {
 			d.AppLinks = make(map[string]string)
 		}
-		d.AppLinks[string(k)] = s
+		key := string(k)
+		d.AppLinks[key] = s
+		if !appLink(u, s) && (unsafe == "" || key < unsafe) {
+			unsafe = key
+		}
 	})
-	return d
+	if d.Link != "" {
+		if err := CheckAppLink("intent", d.Link); err != nil {
+			return nil, err
+		}
+	}
+	if unsafe != "" {
+		return nil, appLinkError(unsafe, d.AppLinks[unsafe])
+	}
+	return d, nil
 }
 
-func looksLikeLink(s string) bool {
+// parseLink parses s when it holds a link (scheme://… or scheme:…, spaces
+// around it allowed).
+func parseLink(s string) (*url.URL, bool) {
 	u, err := url.Parse(strings.TrimSpace(s))
-	return err == nil && u.Scheme != "" && (u.Opaque != "" || u.Host != "" || u.Path != "" || u.RawQuery != "")
+	ok := err == nil && u.Scheme != "" && (u.Opaque != "" || u.Host != "" || u.Path != "" || u.RawQuery != "")
+	return u, ok
+}
+
+// appLink is CheckAppLink(s) for an s that parseLink read as u, without
+// parsing s again when it has no spaces around it.
+func appLink(u *url.URL, s string) bool {
+	if len(s) != len(strings.TrimSpace(s)) {
+		return CheckAppLink("", s) == nil
+	}
+	return !unsafeSchemes[u.Scheme]
 }
 
 // PaymentRequestData is createPaymentRequest's data.

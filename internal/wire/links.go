@@ -2,9 +2,7 @@ package wire
 
 import (
 	"fmt"
-	"maps"
 	"net/url"
-	"slices"
 	"strconv"
 )
 
@@ -30,24 +28,13 @@ func CheckWebURL(field, s string) error {
 func CheckAppLink(field, s string) error {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" || unsafeSchemes[u.Scheme] {
-		return fmt.Errorf("%s %s is not a UPI or app link", field, quoteShort(s))
+		return appLinkError(field, s)
 	}
 	return nil
 }
 
-// CheckAppLinks checks the intent's generic link and every per-app link.
-func CheckAppLinks(d *IntentData) error {
-	if d.Link != "" {
-		if err := CheckAppLink("intent", d.Link); err != nil {
-			return err
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(d.AppLinks)) {
-		if err := CheckAppLink(k, d.AppLinks[k]); err != nil {
-			return err
-		}
-	}
-	return nil
+func appLinkError(field, s string) error {
+	return fmt.Errorf("%s %s is not a UPI or app link", field, quoteShort(s))
 }
 
 // quoteShort quotes at most the first 64 bytes of s, for an error.

@@ -36,7 +36,10 @@ func requireSameData(t *testing.T, data []byte) (plain bool) {
 		require.Equal(t, string(v), string(got), "value of %q in %q", k, data)
 	}
 	require.Equal(t, readStatusData(general), readStatusData(&fast), "status data %q", data)
-	require.Equal(t, readIntentData(general), readIntentData(&fast), "intent data %q", data)
+	wantIntent, wantErr := readIntentData(general)
+	gotIntent, gotErr := readIntentData(&fast)
+	require.Equal(t, wantIntent, gotIntent, "intent data %q", data)
+	require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(gotErr), "intent data's error %q", data)
 	require.Equal(t, readPaymentRequestData(general), readPaymentRequestData(&fast), "request data %q", data)
 	require.Equal(t, readLinkData(general), readLinkData(&fast), "link data %q", data)
 	return true
