@@ -40,8 +40,8 @@ type Client struct {
 	auth      *header // behind a pointer that fmt does not follow
 	base      string  // base URL without a trailing slash
 	baseURL   *url.URL
-	endpoints map[string]string // the operations' URLs, joined once
-	http      *http.Client
+	endpoints map[string]*url.URL // the operations' URLs, joined once
+	sender    *sender               // behind a pointer that fmt does not follow: it holds the header
 	timeout   time.Duration
 	retry     RetryPolicy
 	budget    *retry.Budget
@@ -101,14 +101,20 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		clock:     s.clock,
 		rand:      s.rand,
 	}
-	c.endpoints = make(map[string]string, len(operations))
+	c.endpoints = make(map[string]*url.URL, len(operations))
 	for _, op := range operations {
 		c.endpoints[wire.PathPrefix+op] = c.join(wire.PathPrefix + op)
 	}
+	header := http.Header{
+		"Content-Type":  contentTypeForm,
+		"Accept":        acceptJSON,
+		"User-Agent":    {c.userAgent},
+		"Authorization": {c.auth.authorization()},
+	}
 	if s.httpClient != nil {
-		c.http = noRedirects(s.httpClient)
+		c.sender = newSender(noRedirects(s.httpClient), false, header)
 	} else {
-		c.http = defaultHTTPClient(cmp.Or(s.maxConns, DefaultMaxConns))
+		c.sender = newSender(defaultHTTPClient(cmp.Or(s.maxConns, DefaultMaxConns)), true, header)
 	}
 	if c.logger == nil {
 		c.logger = slog.New(discardHandler{})
@@ -125,7 +131,7 @@ const errZeroClient = "upicollect: nil or zero Client: create one with NewClient
 // mustInit panics with a clear message when c was not made by NewClient,
 // instead of a bare nil dereference somewhere deeper.
 func (c *Client) mustInit() {
-	if c == nil || c.http == nil {
+	if c == nil || c.sender == nil {
 		panic(errZeroClient)
 	}
 }
@@ -173,19 +179,26 @@ func (c *Client) MID() string { c.mustInit(); return c.creds.MID }
 // connection.
 func (c *Client) CloseIdleConnections() {
 	c.mustInit()
-	c.http.CloseIdleConnections()
+	c.sender.client.CloseIdleConnections()
 }
 
 // endpoint returns the URL of path below the base URL: precomputed for the
-// four operations, joined with url.JoinPath for any other (Do).
-func (c *Client) endpoint(path string) string {
+// four operations, joined with url.JoinPath for any other (Do). It is
+// shared: never modified.
+func (c *Client) endpoint(path string) *url.URL {
 	if u, ok := c.endpoints[path]; ok {
 		return u
 	}
 	return c.join(path)
 }
 
-func (c *Client) join(path string) string { return c.baseURL.JoinPath(path).String() }
+// join joins path to the base URL. It goes through the URL's text: JoinPath
+// leaves the path of a base URL with none without its leading "/", which
+// String adds back but a request line would not.
+func (c *Client) join(path string) *url.URL {
+	u, _ := url.Parse(c.baseURL.JoinPath(path).String()) // a valid URL's text parses
+	return u
+}
 
 // refuseRedirects is the CheckRedirect of every client the SDK sends
 // through: a 3xx is returned as it is (and becomes an error), so that the

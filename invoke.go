@@ -3,7 +3,8 @@ package upicollect
 import (
 	"context"
 	"errors"
-	"net/http"
+	"io"
+	"net/url"
 
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
@@ -28,10 +29,10 @@ const (
 // every attempt.
 type call struct {
 	op      string
-	path    string // below the base URL, for the log
-	url     string // the endpoint, joined to the base URL once
-	body    string // the form, encoded once
-	header  http.Header
+	path    string   // below the base URL, for the log
+	url     *url.URL // the endpoint, joined to the base URL once; shared
+	body    string   // the form, encoded once
+	getBody func() (io.ReadCloser, error)
 	safety  safety
 	orderID string
 	auth    *header // for the scrubber of a failure's text
@@ -50,18 +51,15 @@ var (
 	acceptJSON      = []string{"application/json"}
 )
 
-// newCall describes op for the transport. The form is encoded and the
-// headers built here, once per call, not once per attempt.
+// newCall describes op for the transport. The form is encoded here, once
+// per call, not once per attempt.
 func (c *Client) newCall(op, path, orderID string, s safety, form string) *call {
 	return &call{
 		op: op, path: path, url: c.endpoint(path), body: form, safety: s, orderID: orderID,
-		header: http.Header{
-			"Content-Type":  contentTypeForm,
-			"Accept":        acceptJSON,
-			"User-Agent":    []string{c.userAgent},
-			"Authorization": []string{c.auth.authorization()},
-		},
-		auth: c.auth,
+		// For a transport that retries a request on a connection that
+		// closed under it.
+		getBody: func() (io.ReadCloser, error) { return newBody(form), nil },
+		auth:    c.auth,
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -84,18 +83,13 @@ func refill(n, lastCost int) int {
 func (c *Client) try(ctx context.Context, cl *call) attempt {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, cl.url, strings.NewReader(cl.body))
-	if err != nil {
-		return attempt{err: err, neverSent: true}
-	}
-	req.Header = cl.header
-	res, err := c.http.Do(req)
+	res, err := c.sender.send(actx, cl.url, cl.body, cl.getBody)
 	if err != nil {
 		return attempt{err: err, neverSent: neverSent(err), timedOut: ctx.Err() == nil && actx.Err() != nil}
 	}
 	defer res.Body.Close()
 	resp := &Response{HTTPStatus: res.StatusCode, Header: res.Header}
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxBodyBytes+1))
+	body, err := readBody(res.Body, res.ContentLength, maxBodyBytes)
 	resp.Body = body
 	switch {
 	case err != nil:
