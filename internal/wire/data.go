@@ -65,7 +65,7 @@ func readIntentData(o *object) (*IntentData, error) {
 		if d.AppLinks == nil {
 			d.AppLinks = make(map[string]string)
 		}
-		key := string(k)
+		key := appKey(k)
 		d.AppLinks[key] = s
 		if !appLink(u, s) && (unsafe == "" || key < unsafe) {
 			unsafe = key
@@ -81,6 +81,19 @@ func readIntentData(o *object) (*IntentData, error) {
 	}
 	return d, nil
 }
+
+// appKey returns k as a string, without a copy for the apps the interface
+// and the live service name.
+func appKey(k []byte) string {
+	for _, name := range knownApps {
+		if string(k) == name {
+			return name
+		}
+	}
+	return string(k)
+}
+
+var knownApps = [...]string{"phonepe", "paytm", "gpay", "cred", "app_a", "app_b", "app_c"}
 
 // parseLink parses s when it holds a link (scheme://… or scheme:…, spaces
 // around it allowed).
