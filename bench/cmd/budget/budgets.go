@@ -143,8 +143,8 @@ func evaluateLoad(load *results.Load) []Verdict {
 	}
 	for _, w := range load.Waiters {
 		vs = append(vs, Verdict{Name: "waiter-memory/" + waiterMode(w), Pass: w.BytesPerWaiter <= waiterBytes,
-			Detail: fmt.Sprintf("%.0f B per waiting WaitForPayment (heap %.0f + stack %.0f; %d waiters, rate limit %s; budget ≤ %d)",
-				w.BytesPerWaiter, w.HeapPerWaiter, w.StackPerWaiter, w.Waiters, w.RateLimit, waiterBytes)})
+			Detail: fmt.Sprintf("%.0f B per waiting WaitForPayment (live heap %.0f + stack %.0f; heap spans %.0f; %d waiters, rate limit %s; budget ≤ %d)",
+				w.BytesPerWaiter, w.HeapPerWaiter, w.StackPerWaiter, w.HeapSpansPerWaiter, w.Waiters, w.RateLimit, waiterBytes)})
 	}
 	return vs
 }

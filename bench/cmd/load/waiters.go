@@ -88,15 +88,16 @@ func runWaiters(n int, poll time.Duration, limited bool, rate float64, burst int
 	// In the second interval the waiters sleep between polls (or wait for
 	// a token) and a few poll: the least of five samples is the cost of
 	// waiting.
-	low := mem{heap: ^uint64(0) / 2}
+	low := mem{heap: ^uint64(0) / 2, stack: ^uint64(0) / 2}
 	for i := 1; i <= 5; i++ {
 		sleepUntil(start.Add(poll + time.Duration(i)*poll/6))
 		if m := memInUse(); m.heap+m.stack < low.heap+low.stack {
 			low = m
 		}
 	}
-	heap, stack := low.minus(base)
+	heap, stack, spans := low.minus(base)
 	w.HeapPerWaiter, w.StackPerWaiter = float64(heap)/float64(n), float64(stack)/float64(n)
+	w.HeapSpansPerWaiter = float64(spans) / float64(n)
 	w.BytesPerWaiter = w.HeapPerWaiter + w.StackPerWaiter
 	sleepUntil(start.Add(2 * poll))
 	w.RequestsPerSecond = float64(requests.Load()-reqAfterFirst) / poll.Seconds()
@@ -134,18 +135,20 @@ func (c countWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-type mem struct{ heap, stack uint64 }
+// mem is the memory in use after a collection: live heap objects, stacks,
+// and heap spans (live objects and the free slots among them).
+type mem struct{ heap, stack, spans uint64 }
 
-// memInUse is the heap and stack in use after a collection.
+// memInUse is the memory in use after a collection.
 func memInUse() mem {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return mem{heap: ms.HeapInuse, stack: ms.StackInuse}
+	return mem{heap: ms.HeapAlloc, stack: ms.StackInuse, spans: ms.HeapInuse}
 }
 
-func (m mem) minus(base mem) (heap, stack int64) {
-	return int64(m.heap) - int64(base.heap), int64(m.stack) - int64(base.stack)
+func (m mem) minus(base mem) (heap, stack, spans int64) {
+	return int64(m.heap) - int64(base.heap), int64(m.stack) - int64(base.stack), int64(m.spans) - int64(base.spans)
 }
 
 func sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }

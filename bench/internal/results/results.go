@@ -49,10 +49,18 @@ type Waiters struct {
 	RateLimit    string `json:"rate_limit"` // "none" or "<n>/s burst <b>"
 	Waiters      int    `json:"waiters"`
 	PollInterval string `json:"poll_interval"`
-	// Heap and stack in use per waiting call, while all wait.
+	// Heap and stack per waiting call, while all wait: the live heap
+	// objects (runtime.MemStats.HeapAlloc after a collection) and the
+	// goroutine stacks (StackInuse).
 	HeapPerWaiter  float64 `json:"heap_bytes_per_waiter"`
 	StackPerWaiter float64 `json:"stack_bytes_per_waiter"`
 	BytesPerWaiter float64 `json:"bytes_per_waiter"` // heap + stack
+	// HeapSpansPerWaiter is the heap spans in use (HeapInuse) per waiting
+	// call: the live objects plus the free slots around them that the
+	// start-up burst's garbage left in its spans, which later allocations
+	// reuse. Shown, not budgeted: it depends on the process's history more
+	// than on what a wait holds.
+	HeapSpansPerWaiter float64 `json:"heap_spans_bytes_per_waiter"`
 	// StartupBurst is the requests the server saw in the first poll interval.
 	StartupBurst int64 `json:"startup_burst"`
 	// RequestsPerSecond is the server's rate after the first interval.
