@@ -41,7 +41,10 @@ type Client struct {
 	base      string  // base URL without a trailing slash
 	baseURL   *url.URL
 	endpoints map[string]*url.URL // the operations' URLs, joined once
-	sender    *sender               // behind a pointer that fmt does not follow: it holds the header
+	sender    *sender             // behind a pointer that fmt does not follow: it holds the header
+	// unecho removes echoed credentials from an answer's body, before
+	// anything is decoded from it, kept or logged.
+	unecho    func([]byte) []byte
 	timeout   time.Duration
 	retry     RetryPolicy
 	budget    *retry.Budget
@@ -111,6 +114,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		"User-Agent":    {c.userAgent},
 		"Authorization": {c.auth.authorization()},
 	}
+	c.unecho = newScrubber(c.auth.secrets()).echoFilter()
 	if s.httpClient != nil {
 		c.sender = newSender(noRedirects(s.httpClient), false, header)
 	} else {

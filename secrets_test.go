@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -325,4 +326,54 @@ func TestSecretForms(t *testing.T) {
 	c, _ := newClient(t, "https://api.example.com")
 	auth := basicAuth(testPublic, testSecret)
 	assert.Equal(t, []string{auth, strings.TrimPrefix(auth, "Basic "), testSecret}, upicollect.Secrets(c))
+}
+
+// TestEchoedCredentialsInSuccess: a service or proxy that echoes the
+// request's Authorization header (and its parts, JSON-escaped or not) into a
+// success answer gets it into no message, no result field and no
+// Response.Body; the answer still decodes.
+func TestEchoedCredentialsInSuccess(t *testing.T) {
+	t.Parallel()
+	// A pair whose base64 holds a "/", so that its JSON-escaped form differs.
+	const pub, secret = "pk_live_a", "sk_live_???>"
+	creds := upicollect.Credentials{MID: testMID, PublicKey: pub, SecretKey: secret}
+	auth := basicAuth(pub, secret)
+	pair := strings.TrimPrefix(auth, "Basic ")
+	require.Contains(t, pair, "/")
+	escaped := strings.ReplaceAll(pair, "/", `\/`)
+	echo := "you sent " + auth + " (" + escaped + ", " + secret + ")"
+	bodies := map[string]string{
+		opIntent: `{"status":true,"statusCode":200,"msg":"` + echo + `","data":{"orderId":"ORD-1","amount":"499",` +
+			`"intent":"upi://pay?pa=a@b&tn=` + escaped + `","phonepe":"phonepe://pay?k=` + pair + `","debug":"` + echo + `"}}`,
+		opRequest: `{"status":true,"statusCode":200,"msg":"` + echo + `","data":{"orderId":"ORD-1",` +
+			`"payment_url":"https://pay.example.com/r?k=` + escaped + `"}}`,
+		opLink: `{"status":true,"statusCode":200,"msg":"` + echo + `","data":{"payment_link":"https://pay.example.com/l?k=` + pair + `"}}`,
+		opStatus: `{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"` + echo + `",` +
+			`"data":{"order_id":"` + testStatusOrder + `","amount":"499.00","UTR":"` + secret + `","vpa":"a@b"}}`,
+	}
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		op := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+		respond(w, http.StatusOK, []byte(bodies[op]))
+	})
+	c, err := upicollect.NewClient(creds, upicollect.WithBaseURL(srv.BaseURL()), upicollect.WithClock(newFakeClock()))
+	require.NoError(t, err)
+	in := validInput()
+	in.OrderID = "ORD-1"
+	for _, op := range allOps {
+		t.Run(op, func(t *testing.T) {
+			if op == opStatus {
+				in.OrderID = ""
+			}
+			res, resp, err := in.call(context.Background(), c, op)
+			require.NoError(t, err)
+			require.NotNil(t, resp)
+			msg := reflect.ValueOf(res).Elem().FieldByName("Message").String()
+			assert.Contains(t, msg, "[REDACTED]")
+			for _, text := range []string{msg, string(resp.Body), fmt.Sprintf("%+v", res), mustJSON(t, res)} {
+				for _, f := range []string{auth, pair, escaped, secret} {
+					assert.NotContains(t, text, f)
+				}
+			}
+		})
+	}
 }

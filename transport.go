@@ -90,6 +90,11 @@ func (c *Client) try(ctx context.Context, cl *call) attempt {
 	defer res.Body.Close()
 	resp := &Response{HTTPStatus: res.StatusCode, Header: res.Header}
 	body, err := readBody(res.Body, res.ContentLength, maxBodyBytes)
+	// A proxy or a service that echoes the request's Authorization header
+	// must not pass it into a message, a result or Response.Body. A
+	// credential is a long random string: replacing it cannot change what
+	// the rest of the answer says.
+	body = c.unecho(body)
 	resp.Body = body
 	switch {
 	case err != nil:
