@@ -75,20 +75,15 @@ func (s *sender) send(ctx context.Context, u *url.URL, body string, getBody func
 	return res, nil
 }
 
-// body is a request body: a strings.Reader that closes, one allocation
-// instead of a reader and a closer.
-type body struct{ strings.Reader }
-
+// newBody is a request body. A strings.Reader behind io.NopCloser, exactly:
+// net/http sends the headers and such a body in one write, and flushes the
+// headers on their own first for a body type it does not know.
 func newBody(s string) io.ReadCloser {
 	if s == "" {
 		return http.NoBody
 	}
-	b := &body{}
-	b.Reset(s)
-	return b
+	return io.NopCloser(strings.NewReader(s))
 }
-
-func (*body) Close() error { return nil }
 
 // readBody reads r up to limit+1 bytes, so that the caller can tell a body
 // over the cap. A known length sizes the buffer once; an unknown one grows
