@@ -96,7 +96,10 @@ func parseBaseURL(rawURL string) (*url.URL, error) {
 // cookie jar and timeout are used as given, and c itself is never mutated.
 // Redirects are refused whatever c's CheckRedirect says (the client sends
 // through a copy of c), so that the Authorization header and bodies go only
-// to the base URL. Per-attempt timeouts still apply through the request
+// to the base URL. A c with neither a cookie jar nor a timeout adds nothing
+// else to its transport, so each request goes to c.Transport directly
+// (http.DefaultTransport when nil), as c would send it, with its own copy of
+// the headers and URL. Per-attempt timeouts still apply through the request
 // context. It cannot be combined with WithMaxConns: bound the connections in
 // c's transport.
 func WithHTTPClient(c *http.Client) Option {
