@@ -50,7 +50,7 @@ func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) 
 	}
 	cl := c.newCall(op, path, f.Get("order_id"), unkeyedCreate, f.Encode())
 	var resp *Response // kept when the data does not fit out
-	_, err = invoke(ctx, c, cl, func(a *answer) (struct{}, error) {
+	_, err = invoke(ctx, c, cl, func(a answer) (struct{}, error) {
 		resp = a.resp
 		if out != nil && a.env.Data != nil {
 			if err := json.Unmarshal(a.env.Data, out); err != nil {

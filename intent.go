@@ -74,11 +74,11 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
 	})
-	return invoke(ctx, c, cl, func(a *answer) (*Intent, error) { return readIntent(p, a) })
+	return invoke(ctx, c, cl, func(a answer) (*Intent, error) { return readIntent(p, a) })
 }
 
 // readIntent decodes createPaymentIntent's data.
-func readIntent(p *IntentParams, a *answer) (*Intent, error) {
+func readIntent(p *IntentParams, a answer) (*Intent, error) {
 	data, err := needData(a)
 	if err != nil {
 		return nil, err

@@ -81,7 +81,7 @@ func (c *Client) createCall(op, orderID string, req interface{ Encode() string }
 // send (retries included), then the operation's decode of the accepted
 // answer. A decode failure is ErrUnexpectedResponse, and for a create also
 // ErrOutcomeUnknown: the service said yes, but what it made cannot be read.
-func invoke[T any](ctx context.Context, c *Client, cl *call, decode func(*answer) (T, error)) (T, error) {
+func invoke[T any](ctx context.Context, c *Client, cl *call, decode func(answer) (T, error)) (T, error) {
 	ans, err := c.send(ctx, cl)
 	if err != nil {
 		var zero T
@@ -99,7 +99,7 @@ func invoke[T any](ctx context.Context, c *Client, cl *call, decode func(*answer
 
 // unreadableData is the error for an accepted answer whose data cannot be
 // read.
-func (cl *call) unreadableData(a *answer, err error) *APIError {
+func (cl *call) unreadableData(a answer, err error) *APIError {
 	k := kindUnexpected
 	if cl.safety != readOnly {
 		k |= kindOutcomeUnknown
@@ -115,7 +115,7 @@ func (cl *call) unreadableData(a *answer, err error) *APIError {
 var errNoData = errors.New("no data in a success answer")
 
 // needData returns the answer's data, or an error when it has none.
-func needData(a *answer) ([]byte, error) {
+func needData(a answer) ([]byte, error) {
 	if a.env.Data == nil {
 		return nil, errNoData
 	}

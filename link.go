@@ -61,7 +61,7 @@ func (c *Client) CreatePaymentLink(ctx context.Context, p *LinkParams) (*Payment
 var errNoPaymentLink = errors.New("no payment_link in data")
 
 // readLink decodes createPaymentLink's data.
-func readLink(a *answer) (*PaymentLink, error) {
+func readLink(a answer) (*PaymentLink, error) {
 	data, err := needData(a)
 	if err != nil {
 		return nil, err

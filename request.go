@@ -64,11 +64,11 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
 	})
-	return invoke(ctx, c, cl, func(a *answer) (*PaymentRequest, error) { return readPaymentRequest(p, a) })
+	return invoke(ctx, c, cl, func(a answer) (*PaymentRequest, error) { return readPaymentRequest(p, a) })
 }
 
 // readPaymentRequest decodes createPaymentRequest's data.
-func readPaymentRequest(p *RequestParams, a *answer) (*PaymentRequest, error) {
+func readPaymentRequest(p *RequestParams, a answer) (*PaymentRequest, error) {
 	data, err := needData(a)
 	if err != nil {
 		return nil, err

@@ -47,13 +47,13 @@ func (c *Client) CheckPaymentStatus(ctx context.Context, orderID string) (*Payme
 	}
 	cl := c.newCall(op, wire.PathPrefix+op, orderID, readOnly,
 		(&wire.StatusRequest{MID: c.creds.MID, OrderID: orderID}).Encode())
-	return invoke(ctx, c, cl, func(a *answer) (*PaymentStatus, error) { return readStatus(orderID, a) })
+	return invoke(ctx, c, cl, func(a answer) (*PaymentStatus, error) { return readStatus(orderID, a) })
 }
 
 // readStatus decodes a status answer that wire.Check accepted. PENDING
 // comes only from an explicit state or a not-found shape; an answer about
 // another order, or a SUCCESS without a positive amount, is refused.
-func readStatus(orderID string, a *answer) (*PaymentStatus, error) {
+func readStatus(orderID string, a answer) (*PaymentStatus, error) {
 	env := a.env
 	st := &PaymentStatus{OrderID: orderID, Message: env.Msg, Response: a.resp}
 	var d *wire.StatusData

@@ -24,7 +24,7 @@ type attempt struct {
 
 // send runs the retry loop for cl and returns the accepted answer or the
 // error the caller sees. It only coordinates: decide makes every decision.
-func (c *Client) send(ctx context.Context, cl *call) (*answer, error) {
+func (c *Client) send(ctx context.Context, cl *call) (answer, error) {
 	start := c.clock.Now()
 	var (
 		ambiguous bool // an earlier attempt of a create may have taken effect
@@ -33,10 +33,10 @@ func (c *Client) send(ctx context.Context, cl *call) (*answer, error) {
 	)
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
-			return nil, c.giveUp(ctx, cl, n-1, ambiguous, lastErr, err)
+			return answer{}, c.giveUp(ctx, cl, n-1, ambiguous, lastErr, err)
 		}
 		if err := c.limiter.Wait(ctx); err != nil {
-			return nil, c.giveUp(ctx, cl, n-1, ambiguous, lastErr, err)
+			return answer{}, c.giveUp(ctx, cl, n-1, ambiguous, lastErr, err)
 		}
 		a := c.try(ctx, cl)
 		if a.resp != nil {
@@ -45,7 +45,7 @@ func (c *Client) send(ctx context.Context, cl *call) (*answer, error) {
 		c.logAttempt(ctx, cl, n, &a)
 		if a.env != nil {
 			c.budget.Release(refill(n, lastCost))
-			return &answer{env: a.env, resp: a.resp}, nil
+			return answer{env: a.env, resp: a.resp}, nil
 		}
 		v := decide(cl.safety, c.retry, a.outcome(n), ambiguous, c.clock.Now(), c.rand)
 		ambiguous = v.ambiguous
@@ -53,18 +53,18 @@ func (c *Client) send(ctx context.Context, cl *call) (*answer, error) {
 		if ctx.Err() != nil {
 			// The context ended during the attempt; decide already judged
 			// whether what went out may have taken effect.
-			return nil, c.giveUp(ctx, cl, n, ambiguous, lastErr, ctx.Err())
+			return answer{}, c.giveUp(ctx, cl, n, ambiguous, lastErr, ctx.Err())
 		}
 		if v.retry && !c.budget.Acquire(v.cost) {
 			v = verdict{reason: ReasonBudgetExhausted, limit: true}
 		}
 		if !v.retry {
-			return nil, c.stop(ctx, cl, n, lastErr, v)
+			return answer{}, c.stop(ctx, cl, n, lastErr, v)
 		}
 		lastCost = v.cost
 		c.logRetry(ctx, cl, n, v)
 		if err := c.clock.Sleep(ctx, v.delay); err != nil {
-			return nil, c.giveUp(ctx, cl, n, ambiguous, lastErr, err)
+			return answer{}, c.giveUp(ctx, cl, n, ambiguous, lastErr, err)
 		}
 	}
 }
