@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/go-querystring/query"
@@ -63,4 +65,33 @@ func FuzzRequestEncode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnreservedBoundaries: the characters on each side of every range that
+// url.QueryEscape leaves as they are.
+func TestUnreservedBoundaries(t *testing.T) {
+	t.Parallel()
+	const edges = "`az{@AZ[/09:-_.~ !*'()"
+	for i := 0; i < len(edges); i++ {
+		c := edges[i]
+		assert.Equal(t, url.QueryEscape(string(c)) == string(c), unreserved(c), "%q", c)
+	}
+}
+
+// TestRequestEncodeSizesOnce: each body is built in one allocation, its
+// size known before the first byte is written, whatever the field lengths.
+func TestRequestEncodeSizesOnce(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("allocation counts vary under -race")
+	}
+	// "aaé" escapes to twice its length: the most the size allows for.
+	long := strings.Repeat("aaé", 75)
+	for _, r := range []encoder{
+		&StatusRequest{MID: long, OrderID: long},
+		&IntentRequest{MID: long, OrderID: long, RedirectURL: long, Note: long, CustomerName: long, CustomerEmail: long, CustomerMobile: long},
+		&PaymentRequestRequest{MID: long, OrderID: long, VPA: long, Note: long, CustomerName: long, CustomerEmail: long, CustomerMobile: long},
+		&LinkRequest{MID: long, Note: long, CustomerName: long, CustomerEmail: long, CustomerMobile: long},
+	} {
+		assert.Equal(t, 1.0, testing.AllocsPerRun(20, func() { _ = r.Encode() }), "%T", r)
+	}
 }
