@@ -46,6 +46,9 @@ func TestBackoff(t *testing.T) {
 		{name: "rnd negative clamps to zero", retry: 1, base: base, maxDelay: maxD, rnd: -0.5, want: 0},
 		{name: "rnd NaN gives zero", retry: 1, base: base, maxDelay: maxD, rnd: math.NaN(), want: 0},
 		{name: "rnd just below one", retry: 1, base: 8, maxDelay: maxD, rnd: belowOne, want: 7},
+		// float64(maxDuration) rounds up to 2^63, which no Duration holds: an
+		// rnd of exactly 1 must return the ceiling, not convert that product.
+		{name: "rnd one at the largest ceiling", retry: 1, base: maxDuration, maxDelay: maxDuration, rnd: 1, want: maxDuration},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

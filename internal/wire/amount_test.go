@@ -33,6 +33,9 @@ func TestParseAmount(t *testing.T) {
 		{`5.`, 500},
 		{`.5`, 50},
 		{`0e-5000`, 0},
+		{`0e10000`, 0},                  // the exponent reaches maxExponent's last step
+		{`0e-10000`, 0},                 // and so does a negative one
+		{`90071992547409.9`, 1<<53 - 2}, // the last zero appended: exactly maxPaise/10 before it
 		{`1.000e-2`, 1},
 		{`100000`, 10000000},
 		{`90071992547409.92`, 1 << 53},
@@ -64,6 +67,7 @@ func TestParseAmount(t *testing.T) {
 		{`1e300`, "out of range"},
 		{`1e1001`, "out of range"},
 		{`90071992547409.93`, "out of range"},
+		{`99999999999999.991`, "out of range"}, // out of range before the fraction's non-zero digit
 		{`99999999999999999999`, "out of range"},
 		{`{}`, "no digits"},
 	}
@@ -80,6 +84,9 @@ func TestParseDecimalPaiseClipsLongInput(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), strings.Repeat("9", 32)+"…")
 	assert.NotContains(t, err.Error(), strings.Repeat("9", 33))
+	exact := strings.Repeat("9", 31) + "x" // 32 bytes: quoted whole
+	_, err = ParseDecimalPaise(exact)
+	assert.ErrorContains(t, err, `"`+exact+`"`)
 	_, err = ParseDecimalPaise("")
 	assert.ErrorContains(t, err, "empty")
 }
