@@ -383,18 +383,48 @@ func TestTimedOutAttemptCostsMore(t *testing.T) {
 }
 
 // TestGiveUpLogCountsAttempts: the give-up record of a call whose context
-// ended counts the attempts really made.
+// ended counts the attempts really made, whether the context ended before
+// the first attempt or during a rate-limit wait.
 func TestGiveUpLogCountsAttempts(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, script(t, 503))
-	var logs syncBuffer
-	c, _ := newClient(t, srv.BaseURL(), upicollect.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := c.CheckPaymentStatus(ctx, testStatusOrder)
-	assert.ErrorIs(t, err, context.Canceled)
-	assert.Zero(t, srv.Count())
-	assert.Contains(t, logs.String(), `"attempts":0,"reason":"context done"`)
+	tests := []struct {
+		name string
+		opts []upicollect.Option
+		// before is how many calls go out first, each one attempt.
+		before int
+		ctx    func() (context.Context, context.CancelFunc)
+		want   error
+	}{
+		{name: "context ended before the call",
+			ctx: func() (context.Context, context.CancelFunc) {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				return ctx, cancel
+			}, want: context.Canceled},
+		{name: "rate-limit slot after the deadline", opts: []upicollect.Option{upicollect.WithRateLimit(1, 1)}, before: 1,
+			ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 100*time.Millisecond)
+			}, want: context.DeadlineExceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, script(t, 503))
+			var logs syncBuffer
+			c, _ := newClient(t, srv.BaseURL(), append([]upicollect.Option{noRetry(),
+				upicollect.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil)))}, tt.opts...)...)
+			for range tt.before {
+				_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+				require.Error(t, err)
+			}
+			ctx, cancel := tt.ctx()
+			defer cancel()
+			_, err := c.CheckPaymentStatus(ctx, testStatusOrder)
+			assert.ErrorIs(t, err, tt.want)
+			assert.Equal(t, tt.before, srv.Count())
+			assert.Contains(t, logs.String(), `"attempts":0,"reason":"context done"`)
+		})
+	}
 }
 
 // TestRedirect300NamesLocation: every 3xx, 300 included, names where it

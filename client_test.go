@@ -53,6 +53,7 @@ func TestNewClient(t *testing.T) {
 			upicollect.WithUserAgent("acme/1.0"), upicollect.WithRetryBudget(0),
 		}, base: "https://api.example.com"},
 		{name: "WithRateLimit at its bounds", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRateLimit(1e6, 1)}, base: "https://api.example.com"},
+		{name: "RetryPolicy at the most attempts", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 20})}, base: "https://api.example.com"},
 		{name: "WithMaxConns(1)", creds: testCreds, opts: []upicollect.Option{good, upicollect.WithMaxConns(1)}, base: "https://api.example.com"},
 		{name: "path ending in v1 is a path", creds: testCreds, opts: []upicollect.Option{upicollect.WithBaseURL("https://api.example.com/apiv1")}, base: "https://api.example.com/apiv1"},
 

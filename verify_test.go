@@ -21,6 +21,7 @@ func TestIntentVerify(t *testing.T) {
 		intent upicollect.Intent
 		params *upicollect.IntentParams
 		want   []upicollect.LinkMismatch
+		text   string // the whole Error(), when set
 	}{
 		{name: "all links agree", intent: upicollect.Intent{Link: good, AppLinks: map[string]string{
 			"phonepe": "phonepe://pay?pa=shop@okaxis&am=499&tr=ord_1",
@@ -35,7 +36,8 @@ func TestIntentVerify(t *testing.T) {
 			want: []upicollect.LinkMismatch{
 				{Link: "intent", Param: "am", Want: "499.00"},
 				{Link: "intent", Param: "tr", Want: "ord_1", Got: "ord_2"},
-			}},
+			},
+			text: `upicollect: intent links do not match the request: intent am: want "499.00", got none; intent tr: want "ord_1", got "ord_2"`},
 		{name: "fraction of a paisa", intent: upicollect.Intent{Link: "upi://pay?pa=s@o&am=499.001&tr=ord_1"}, params: p,
 			want: []upicollect.LinkMismatch{{Link: "intent", Param: "am", Want: "499.00", Got: "499.001"}}},
 		{name: "not a UPI link", intent: upicollect.Intent{Link: "javascript:alert(1)"}, params: p,
@@ -52,6 +54,9 @@ func TestIntentVerify(t *testing.T) {
 			require.True(t, errors.As(err, &ve), "%v", err)
 			assert.Equal(t, tt.want, ve.Mismatches)
 			assert.Contains(t, err.Error(), "intent links do not match")
+			if tt.text != "" {
+				assert.Equal(t, tt.text, err.Error())
+			}
 		})
 	}
 	var nilIntent *upicollect.Intent
