@@ -401,7 +401,9 @@ func TestGiveUpLogCountsAttempts(t *testing.T) {
 				cancel()
 				return ctx, cancel
 			}, want: context.Canceled},
-		{name: "rate-limit slot after the deadline", opts: []upicollect.Option{upicollect.WithRateLimit(1, 1)}, before: 1,
+		// One call an hour: the next slot lies far past the deadline however
+		// slow the machine, so the limiter gives up at once.
+		{name: "rate-limit slot after the deadline", opts: []upicollect.Option{upicollect.WithRateLimit(1.0/3600, 1)}, before: 1,
 			ctx: func() (context.Context, context.CancelFunc) {
 				return context.WithTimeout(context.Background(), 100*time.Millisecond)
 			}, want: context.DeadlineExceeded},
