@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Mutation testing of the SDK's core packages (.ci/mutants). Slow (about
-# half an hour for the root package on two cores), so .ci/run does not call
+# 50 minutes for the root package on two cores), so .ci/run does not call
 # it; run it by hand after changing the call path or the protocol code. A
 # LIVED mutant is a behaviour no test pins: add a test, or say in
 # .ci/mutants/equivalent.txt why no test can catch it.

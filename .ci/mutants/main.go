@@ -24,7 +24,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -37,8 +36,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // mutant is one operator replaced at one place.
@@ -114,7 +114,7 @@ func main() {
 			}
 			continue
 		}
-		if !run(dir, ms, equivalent, *workers, *timeout) {
+		if !run(dir, fileRE, ms, equivalent, *workers, *timeout) {
 			failed = true
 		}
 	}
@@ -214,9 +214,9 @@ const (
 )
 
 // run tests every mutant of one package and prints the survivors and the score.
-func run(dir string, ms []mutant, equivalent map[string]string, workers int, timeout time.Duration) bool {
+func run(dir string, fileRE *regexp.Regexp, ms []mutant, equivalent map[string]string, workers int, timeout time.Duration) bool {
 	fmt.Printf("== %s: %d mutants\n", dir, len(ms))
-	if out, err := goTest(context.Background(), dir, "", timeout); err != nil {
+	if out, err := goTest(dir, "", timeout); err != nil {
 		fmt.Printf("the unmutated tests fail:\n%s\n", out)
 		return false
 	}
@@ -227,26 +227,15 @@ func run(dir string, ms []mutant, equivalent map[string]string, workers int, tim
 	defer os.RemoveAll(tmp)
 
 	results := make([]outcome, len(ms))
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(ms) {
-					return
-				}
-				results[i] = test(dir, ms[i], filepath.Join(tmp, fmt.Sprint(i)), timeout)
-			}
-		}()
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i, m := range ms {
+		g.Go(func() error {
+			results[i] = test(dir, m, filepath.Join(tmp, fmt.Sprint(i)), timeout)
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every test returns nil: failures are outcomes
 
 	var count [4]int
 	var equiv, survivors int
@@ -264,14 +253,16 @@ func run(dir string, ms []mutant, equivalent map[string]string, workers int, tim
 		survivors++
 		fmt.Printf("LIVED      %s\n%s\n", m, m.key())
 	}
-	// An entry whose mutant no longer exists (the line changed) is stale.
+	// An entry of a scanned file whose mutant no longer exists (the line
+	// changed) is stale.
 	keys := map[string]bool{}
 	for _, m := range ms {
 		keys[m.key()] = true
 	}
 	for k := range equivalent {
 		file, _, _ := strings.Cut(k, ": ")
-		if filepath.Dir(file) == filepath.Clean(dir) && !keys[k] {
+		scanned := filepath.Dir(file) == filepath.Clean(dir) && (fileRE == nil || fileRE.MatchString(file))
+		if scanned && !keys[k] {
 			fmt.Printf("STALE      equivalent.txt names no mutant: %s\n", k)
 		}
 	}
@@ -313,7 +304,7 @@ func test(dir string, m mutant, work string, timeout time.Duration) outcome {
 	if err := os.WriteFile(ovl, overlay, 0o644); err != nil {
 		fatal(err)
 	}
-	out, err := goTest(context.Background(), dir, ovl, timeout)
+	out, err := goTest(dir, ovl, timeout)
 	switch {
 	case err == nil:
 		return lived
@@ -326,13 +317,13 @@ func test(dir string, m mutant, work string, timeout time.Duration) outcome {
 	}
 }
 
-func goTest(ctx context.Context, dir, overlay string, timeout time.Duration) ([]byte, error) {
+func goTest(dir, overlay string, timeout time.Duration) ([]byte, error) {
 	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String()}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}
 	args = append(args, "./"+strings.TrimPrefix(filepath.ToSlash(dir), "./"))
-	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd := exec.Command("go", args...)
 	return cmd.CombinedOutput()
 }
 
