@@ -79,9 +79,11 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 			errs = append(errs, err)
 		}
 	}
-	if s.baseURL == nil {
+	switch {
+	case s.baseURL == nil && !s.baseURLGiven:
 		errs = append(errs, errors.New("upicollect: no base URL: pass WithBaseURL"))
-	} else if s.baseURL.Scheme == "http" && !s.insecureHTTP && !isLoopback(s.baseURL.Hostname()) {
+	case s.baseURL == nil: // WithBaseURL reported why it refused the URL
+	case s.baseURL.Scheme == "http" && !s.insecureHTTP && !isLoopback(s.baseURL.Hostname()):
 		errs = append(errs, fmt.Errorf("upicollect: base URL %q: https is required for a non-loopback host (WithInsecureHTTP allows http)", s.baseURL.Redacted()))
 	}
 	if s.maxConns != 0 && s.httpClient != nil {

@@ -20,6 +20,7 @@ type Option func(*settings) error
 // settings collects what the options say; NewClient turns it into a Client.
 type settings struct {
 	baseURL      *url.URL
+	baseURLGiven bool // WithBaseURL was passed, even if its URL was refused
 	httpClient   *http.Client
 	timeout      time.Duration
 	retry        RetryPolicy
@@ -51,6 +52,7 @@ const DefaultRetryBudget = 500
 // refused; errors never repeat the URL's user info.
 func WithBaseURL(rawURL string) Option {
 	return func(s *settings) error {
+		s.baseURLGiven = true
 		u, err := parseBaseURL(rawURL)
 		if err != nil {
 			return fmt.Errorf("upicollect: WithBaseURL: %w", err)
