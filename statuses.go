@@ -1,0 +1,143 @@
+package upicollect
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strconv"
+	"sync"
+
+	"github.com/upicollect/upicollect-go/internal/wire"
+)
+
+// BatchOption configures CheckPaymentStatuses.
+type BatchOption func(*batchSettings)
+
+type batchSettings struct {
+	concurrency int
+}
+
+// DefaultConcurrency is how many status checks CheckPaymentStatuses runs at
+// once unless WithConcurrency says otherwise.
+const DefaultConcurrency = 8
+
+// WithConcurrency sets how many status checks run at once (default
+// DefaultConcurrency); n below 1 keeps the default. The client's
+// WithRateLimit and WithMaxConns still bound what is sent: more concurrency
+// than they allow only makes checks wait for their turn.
+func WithConcurrency(n int) BatchOption {
+	return func(b *batchSettings) {
+		if n >= 1 {
+			b.concurrency = n
+		}
+	}
+}
+
+// checked is one order's outcome as the batch hands it over.
+type checked struct {
+	status *PaymentStatus
+	err    error
+}
+
+// CheckPaymentStatuses checks the status of every order in orderIDs, at most
+// WithConcurrency at once, and yields each result as it completes: in
+// completion order, not input order. Each yielded pair has exactly one of
+// its values set: a *PaymentStatus, or an *APIError whose OrderID names the
+// order (an order id that fails validation too: the error then also
+// matches ErrValidation and wraps the *ValidationError).
+//
+// API: POST /v1/payments/checkPaymentStatus, once per order
+//
+// Each check is an ordinary CheckPaymentStatus: it waits for the client's
+// rate limiter, is retried as that call is, and spends the client's retry
+// budget, so a batch cannot flood the service or starve other calls of
+// retries. orderIDs is read from one goroutine of the batch, never more
+// than the free workers ahead, so memory stays bounded however long the
+// input is.
+//
+// Breaking out of the loop cancels the checks in flight and returns once
+// every goroutine of the batch has ended. When ctx ends, no further order is
+// read; the checks in flight end with errors matching ctx.Err(), which are
+// yielded, and the sequence ends. Orders not yet read are not reported:
+// check ctx.Err() after the loop to know whether every order was checked. A
+// sequence that can block for long (a terminal) delays the end until it
+// yields again; make it watch ctx too.
+func (c *Client) CheckPaymentStatuses(ctx context.Context, orderIDs iter.Seq[string], opts ...BatchOption) iter.Seq2[*PaymentStatus, error] {
+	c.mustInit()
+	b := batchSettings{concurrency: DefaultConcurrency}
+	for _, o := range opts {
+		if o != nil {
+			o(&b)
+		}
+	}
+	return func(yield func(*PaymentStatus, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		// stop is closed when the caller leaves the loop (a break, or a
+		// panic in its body): workers then drop their results instead of
+		// waiting for a reader that is gone.
+		stop := make(chan struct{})
+		results := make(chan checked)
+		go c.feedChecks(ctx, orderIDs, b.concurrency, results, stop)
+		defer func() {
+			close(stop)
+			cancel()
+			for range results { // until every worker and the feeder ended
+			}
+		}()
+		for r := range results {
+			if !yield(r.status, r.err) {
+				return
+			}
+		}
+	}
+}
+
+// feedChecks reads order ids, runs a check for each on at most n workers,
+// and closes results when the input is done (or ctx ended) and every
+// worker has delivered or dropped its result.
+func (c *Client) feedChecks(ctx context.Context, orderIDs iter.Seq[string], n int, results chan<- checked, stop <-chan struct{}) {
+	var workers sync.WaitGroup
+	defer func() {
+		workers.Wait()
+		close(results)
+	}()
+	slots := make(chan struct{}, n)
+	for id := range orderIDs {
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			defer func() { <-slots }()
+			st, err := c.CheckPaymentStatus(ctx, id)
+			select {
+			case results <- checked{st, namedOrderError(id, err)}:
+			case <-stop:
+			}
+		}()
+	}
+}
+
+// namedOrderError makes err an *APIError naming orderID, whatever its kind:
+// the batch's caller must be able to tell which order failed.
+func namedOrderError(orderID string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		if ae.OrderID == orderID {
+			return err
+		}
+		cp := *ae
+		cp.OrderID = orderID
+		return &cp
+	}
+	return &APIError{Op: wire.OpCheckPaymentStatus, OrderID: orderID, detail: "order " + strconv.Quote(orderID), cause: err}
+}
