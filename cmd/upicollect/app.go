@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,17 +24,16 @@ type app struct {
 	secrets *secretSet // values never printed, filled once they are read
 	json    bool       // --json on the command that ran
 	ran     bool       // a command's own code started; errors before it are usage errors
-	code    int        // exit code of a command that succeeded without error (6, sandbox's own)
 }
 
-func newApp(ctx context.Context, stdout, stderr io.Writer) *app {
+func newApp(ctx context.Context, stdin io.Reader, getenv func(string) string, stdout, stderr io.Writer) *app {
 	s := &secretSet{}
 	return &app{
 		ctx:       ctx,
-		stdin:     os.Stdin,
+		stdin:     stdin,
 		stdout:    &redactWriter{w: stdout, secrets: s},
 		stderr:    &redactWriter{w: stderr, secrets: s},
-		getenv:    os.Getenv,
+		getenv:    getenv,
 		stderrTTY: isTerminal(stderr),
 		secrets:   s,
 	}
@@ -43,7 +41,8 @@ func newApp(ctx context.Context, stdout, stderr io.Writer) *app {
 
 // execute runs args and returns the exit code, reporting a failure once:
 // as a JSON error document on stdout with --json, as a line on stderr
-// without.
+// without. Every exit code but 0 comes from the error the command returned
+// (see exitError).
 func (a *app) execute(args []string) int {
 	root := a.newRoot()
 	if len(args) == 0 {
@@ -54,20 +53,25 @@ func (a *app) execute(args []string) int {
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil {
-		return a.code
+		return exitOK
 	}
 	if !a.ran {
 		err = usageError(err)
 	}
 	code, kind := a.classify(err)
-	if kind == kindInterrupted && !strings.HasPrefix(err.Error(), "interrupted") {
-		err = fmt.Errorf("interrupted: %w", err)
+	var ee *exitError
+	if errors.As(err, &ee) && ee.err == nil {
+		return code // the command said all there is to say
+	}
+	msg := errorMessage(cmd, err)
+	if kind == kindInterrupted && !strings.HasPrefix(msg, "interrupted") {
+		msg = "interrupted: " + msg
 	}
 	if a.json || wantsJSON(args) {
-		a.printErrorJSON(kind, err)
+		_ = a.printJSON(errorJSON{errorBody{Kind: kind, Message: msg}})
 		return code
 	}
-	fmt.Fprintf(a.stderr, "upicollect: %s\n", humanError(err))
+	fmt.Fprintf(a.stderr, "upicollect: %s\n", humanError(cmd, err, msg)) // escaped: see humanError
 	if code == exitUsage && kind == kindUsage {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
@@ -117,40 +121,10 @@ func (a *app) newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(
 		a.intentCmd(), a.requestCmd(), a.linkCmd(), a.statusCmd(), a.waitCmd(),
-		a.qrCmd(), a.versionCmd(),
+		a.qrCmd(), a.sandboxCmd(), a.versionCmd(),
 	)
-	for _, c := range a.registered() {
-		root.AddCommand(c)
-	}
 	root.AddCommand(helpTopics()...)
 	return root
-}
-
-// registered wraps the self-parsing commands (see register) as cobra
-// commands that pass every argument through, --help included.
-func (a *app) registered() []*cobra.Command {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]*cobra.Command, 0, len(names))
-	for _, n := range names {
-		c := commands[n]
-		cc := &cobra.Command{
-			Use:                c.name + " [flags]",
-			Short:              c.summary,
-			DisableFlagParsing: true,
-			RunE: a.runE(func(_ *cobra.Command, args []string) error {
-				a.code = c.run(a.ctx, args, a.stdout, a.stderr)
-				return nil
-			}),
-		}
-		// `upicollect help NAME` shows the command's own usage.
-		cc.SetHelpFunc(func(*cobra.Command, []string) { c.run(a.ctx, []string{"-h"}, a.stdout, a.stderr) })
-		out = append(out, cc)
-	}
-	return out
 }
 
 // wantsJSON reports whether args ask for --json, for errors raised before

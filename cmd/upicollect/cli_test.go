@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,39 +24,54 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// binPath is the upicollect binary built once for the whole package.
-var binPath string
+// The upicollect binary, built on first use for the few tests that need a
+// process of its own (signals). Every other test runs the commands
+// in-process (see cli).
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
 
 // coverDir, from CLI_COVERDIR, builds the binary with -cover and collects
 // its coverage there (go tool covdata percent -i DIR).
 var coverDir = os.Getenv("CLI_COVERDIR")
 
+// binary returns the path of the upicollect binary, building it once.
+func binary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "upicollect-cli-test")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "upicollect")
+		if runtime.GOOS == "windows" {
+			binPath += ".exe"
+		}
+		build := []string{"build", "-o", binPath}
+		if coverDir != "" {
+			build = append(build, "-cover")
+		}
+		if out, err := exec.Command("go", append(build, ".")...).CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, binErr)
+	return binPath
+}
+
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "upicollect-cli-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binPath = filepath.Join(dir, "upicollect")
-	if runtime.GOOS == "windows" {
-		binPath += ".exe"
-	}
-	build := []string{"build", "-o", binPath}
-	if coverDir != "" {
-		build = append(build, "-cover")
-	}
-	if out, err := exec.Command("go", append(build, ".")...).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
 	os.Exit(code)
 }
 
-// cliTimeout bounds every run of the binary, so that a hang fails the test.
+// cliTimeout bounds every run of a command, so that a hang fails the test.
 const cliTimeout = 60 * time.Second
 
 type result struct {
@@ -82,6 +98,20 @@ func cleanEnv() []string {
 	return env
 }
 
+// envFunc looks variables up in env ("NAME=value", the last one wins) and
+// nowhere else: an in-process run sees only what the test gives it.
+func envFunc(env []string) func(string) string {
+	return func(name string) string {
+		v := ""
+		for _, kv := range env {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+				v = val
+			}
+		}
+		return v
+	}
+}
+
 // sandboxEnv points the CLI at s.
 func sandboxEnv(s *sandbox.Server) []string {
 	c := s.Credentials()
@@ -91,23 +121,21 @@ func sandboxEnv(s *sandbox.Server) []string {
 	}
 }
 
-// cli runs the binary with env added to a clean environment.
+// runCLI runs args in-process, as main would, with env as the whole
+// environment.
+func runCLI(ctx context.Context, env []string, stdin io.Reader, stdout, stderr io.Writer, args ...string) int {
+	return newApp(ctx, stdin, envFunc(env), stdout, stderr).execute(args)
+}
+
+// cli runs the command line args in-process with env as its environment
+// and stdin as its standard input, bounded by cliTimeout.
 func cli(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
-	cmd.Env = append(cleanEnv(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if err != nil {
-		var ee *exec.ExitError
-		require.ErrorAs(t, err, &ee, "run %v: %v", args, err)
-		code = ee.ExitCode()
-	}
+	var stdout, stderr syncBuffer
+	code := runCLI(ctx, env, strings.NewReader(stdin), &stdout, &stderr, args...)
+	require.NoError(t, ctx.Err(), "run %v did not end within %s", args, cliTimeout)
 	return result{stdout.String(), stderr.String(), code}
 }
 

@@ -121,7 +121,7 @@ func startCLI(t *testing.T, env []string, args ...string) (*exec.Cmd, *bufio.Rea
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd := exec.CommandContext(ctx, binary(t), args...)
 	cmd.Env = append(cleanEnv(), env...)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -352,7 +352,8 @@ func TestSandboxPassThrough(t *testing.T) {
 	assert.Equal(t, exitOK, r.code, r.output())
 	assert.Contains(t, r.stdout, `"txn_status":"PENDING"`)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	assert.Equal(t, exitOK, exitCode(t, cmd))
+	assert.Equal(t, exitInterrupted, exitCode(t, cmd), "Ctrl-C exits 130, as wait does")
+	assert.Contains(t, stderr.String(), "upicollect: interrupted")
 }
 
 // basicPair is the Authorization value made from the keys.

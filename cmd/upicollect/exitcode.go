@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"os"
+	"syscall"
 
 	upicollect "github.com/upicollect/upicollect-go"
 )
@@ -11,33 +13,45 @@ import (
 // Error kinds, the "kind" of a JSON error document. Scripts may match them;
 // they are as stable as the exit codes.
 const (
-	kindUsage        = "usage"
-	kindValidation   = "validation"
-	kindUnauthorized = "unauthorized"
-	kindOutcome      = "outcome_unknown"
-	kindTimeout      = "timeout"
-	kindInterrupted  = "interrupted"
-	kindRefused      = "refused"
-	kindNetwork      = "network"
-	kindFailure      = "failure"
+	kindUsage         = "usage"
+	kindValidation    = "validation"
+	kindUnauthorized  = "unauthorized"
+	kindOutcome       = "outcome_unknown"
+	kindTimeout       = "timeout"
+	kindInterrupted   = "interrupted"
+	kindRefused       = "refused"
+	kindNetwork       = "network"
+	kindFailure       = "failure"
+	kindPaymentFailed = "payment_failed"
 )
 
-// cliError is a failure whose exit code and kind the command decided.
-type cliError struct {
+// exitError ends a command with an exit code other than 0. It is the one
+// way a command reports its exit code: execute finds it with errors.As. A
+// nil err is a silent exit: the command already printed all there is to
+// say (a payment that ended FAIL prints its status and exits 6).
+type exitError struct {
 	code int
 	kind string
 	err  error
 }
 
-func (e *cliError) Error() string { return e.err.Error() }
-func (e *cliError) Unwrap() error { return e.err }
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return e.kind
+	}
+	return e.err.Error()
+}
 
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as a usage error (exit 2), unless it already
+// carries its exit code.
 func usageError(err error) error {
-	var ce *cliError
-	if errors.As(err, &ce) {
+	var ee *exitError
+	if errors.As(err, &ee) {
 		return err
 	}
-	return &cliError{code: exitUsage, kind: kindUsage, err: err}
+	return &exitError{code: exitUsage, kind: kindUsage, err: err}
 }
 
 // sdkExits maps the SDK's sentinels to exit codes, first match wins: an
@@ -63,11 +77,11 @@ var sdkExits = []struct {
 // to stop.
 func (a *app) classify(err error) (code int, kind string) {
 	if a.ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return exitInterrupted, kindInterrupted
+		return interruptedCode(a.ctx), kindInterrupted
 	}
-	var ce *cliError
-	if errors.As(err, &ce) {
-		return ce.code, ce.kind
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code, ee.kind
 	}
 	return exitFor(err)
 }
@@ -101,4 +115,37 @@ func statusExit(s upicollect.TxnStatus) int {
 		return exitPaymentFailed
 	}
 	return exitOK
+}
+
+// silentExit ends a command with code after it printed all there is to
+// say; nil for exitOK.
+func silentExit(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code, kind: kindPaymentFailed}
+}
+
+// signalled is the cause of a run's context ended by a signal.
+type signalled struct{ sig os.Signal }
+
+func (s signalled) Error() string { return "interrupted by " + s.sig.String() }
+
+// interruptedCode is the exit code of a run that ctx's end stopped: 128
+// plus the signal's number, as shells report it (130 for Ctrl-C, 143 for
+// SIGTERM); 130 when no signal is known (a test cancelling as Ctrl-C would).
+func interruptedCode(ctx context.Context) int {
+	var s signalled
+	if errors.As(context.Cause(ctx), &s) {
+		if n, ok := s.sig.(syscall.Signal); ok {
+			return 128 + int(n)
+		}
+	}
+	return exitInterrupted
+}
+
+// interrupted is the error of a command that ctx's end stopped, with what
+// it was doing.
+func interrupted(ctx context.Context, err error) error {
+	return &exitError{code: interruptedCode(ctx), kind: kindInterrupted, err: err}
 }

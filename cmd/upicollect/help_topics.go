@@ -14,7 +14,7 @@ const exitCodesHelp = `Exit codes of upicollect:
   5    outcome unknown: a create may or may not have taken effect (check the
        order's status before creating it again), or wait timed out
   6    the payment ended FAIL or REJECT (status and wait)
-  130  interrupted (Ctrl-C)
+  130  interrupted (Ctrl-C; 143 when stopped by SIGTERM)
 
 With --json, every failure is also printed on stdout as
   {"error":{"kind":"...","message":"..."}}
@@ -22,7 +22,8 @@ where kind is one of usage, validation, unauthorized, outcome_unknown,
 timeout, interrupted, duplicate_order_id, invalid_request, not_found,
 rate_limited, server_error, unexpected_response, refused, network, failure.`
 
-const environmentHelp = `Environment variables read by intent, request, link, status and wait:
+const environmentHelp = `Environment variables read by intent, request, link, status and wait
+(a flag, when given, wins over its variable):
 
   UPICOLLECT_BASE_URL    the service's base URL (or --base-url)
   UPICOLLECT_MID         merchant ID (or --mid)
@@ -32,9 +33,11 @@ const environmentHelp = `Environment variables read by intent, request, link, st
 
 The secret key is never taken from a flag, which would show in ps and in
 shell history, and never printed: not in output, errors or --dry-run.
+--secret-file reads the first line of a small file and warns when others
+may read it.
 
 'upicollect sandbox' prints these four values for a local sandbox as one
-JSON line; with the variables already set it uses them.`
+JSON line; it takes the MID and keys from the same flags and variables.`
 
 // helpTopics are the pages of `upicollect help TOPIC` that are not
 // commands.

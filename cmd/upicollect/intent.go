@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -51,6 +52,12 @@ checked with 'upicollect status' or 'upicollect wait'.`,
 			}
 			if err != nil {
 				return err
+			}
+			// No link reaches a payer before it passes the SDK's checks.
+			if err := in.Verify(p); err != nil {
+				return &exitError{code: exitUnknown, kind: kindOutcome, err: fmt.Errorf(
+					"order %s: the service's links fail the checks, so none is shown; check the order's status before creating it again: %w",
+					in.OrderID, err)}
 			}
 			return a.printIntent(in, showQR)
 		}),

@@ -13,7 +13,7 @@
 //
 // Exit codes: 0 success, 1 unexpected failure, 2 usage or validation,
 // 3 the service refused, 4 unauthorized, 5 outcome unknown or wait timed
-// out, 6 payment ended FAIL or REJECT, 130 interrupted.
+// out, 6 payment ended FAIL or REJECT, 130 interrupted (143 on SIGTERM).
 package main
 
 import (
@@ -36,37 +36,35 @@ const (
 	exitInterrupted   = 130 // 128 + SIGINT, as shells report it
 )
 
-// command is a subcommand that parses its own flags: run gets the arguments
-// after the command's name and returns the exit code. Files register such
-// commands in init (see register); they appear in help like the others.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
-}
-
-// commands holds the self-parsing subcommands by name.
-var commands = map[string]command{}
-
-// register adds a self-parsing subcommand; each file registers its own in
-// init so that adding one touches no other file.
-func register(c command) {
-	if _, dup := commands[c.name]; dup {
-		panic("upicollect: command registered twice: " + c.name)
-	}
-	commands[c.name] = c
-}
-
 func main() {
-	// The first SIGINT or SIGTERM cancels ctx; commands shut down cleanly.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
+// signalContext is cancelled by the first SIGINT or SIGTERM, with the
+// signal as its cause (see interruptedCode); commands then shut down
+// cleanly. A second signal kills the process as usual.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if sig, ok := <-sigs; ok {
+			signal.Stop(sigs)
+			cancel(signalled{sig})
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(sigs) // no signal comes after Stop: the goroutine ends
+		cancel(nil)
+	}
+}
+
 // run executes the command line args and returns the exit code; it is main
 // without the process, for tests.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return newApp(ctx, stdout, stderr).execute(args)
+	return newApp(ctx, os.Stdin, os.Getenv, stdout, stderr).execute(args)
 }

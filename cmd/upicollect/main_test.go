@@ -45,12 +45,12 @@ func TestRunUsage(t *testing.T) {
 		stderr string
 	}{
 		{"no args", nil, exitUsage, "", "Usage:"},
-		{"help", []string{"help"}, exitOK, "serve a local sandbox", ""},
+		{"help", []string{"help"}, exitOK, "Serve a local sandbox", ""},
 		{"--help", []string{"--help"}, exitOK, "Usage:", ""},
 		{"help topic", []string{"help", "exit-codes"}, exitOK, "6    the payment ended FAIL or REJECT", ""},
 		{"unknown", []string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
-		{"sandbox -h", []string{"sandbox", "-h"}, exitOK, "", "-addr HOST:PORT"},
-		{"help sandbox", []string{"help", "sandbox"}, exitOK, "", "-addr HOST:PORT"},
+		{"sandbox -h", []string{"sandbox", "-h"}, exitOK, "--addr HOST:PORT", ""},
+		{"help sandbox", []string{"help", "sandbox"}, exitOK, "--addr HOST:PORT", ""},
 		{"sandbox bad flag", []string{"sandbox", "--nope"}, exitUsage, "", "nope"},
 		{"sandbox extra arg", []string{"sandbox", "now"}, exitUsage, "", "now"},
 		{"sandbox bad addr", []string{"sandbox", "--addr", "127.0.0.1:99999"}, exitFailure, "", "99999"},
@@ -66,12 +66,29 @@ func TestRunUsage(t *testing.T) {
 				assert.Contains(t, stdout.String(), tt.stdout)
 			}
 			assert.Contains(t, stderr.String(), tt.stderr)
+			if code != exitOK {
+				assert.True(t, strings.HasPrefix(stderr.String(), "upicollect: ") || tt.args == nil,
+					"errors begin upicollect: %q", stderr.String())
+			}
 		})
 	}
 }
 
-func TestRegisterTwicePanics(t *testing.T) {
-	assert.Panics(t, func() { register(commands["sandbox"]) })
+// TestCommandTree: no command is registered twice, and every command is
+// written in one help style: a capitalised summary, a long description
+// and examples.
+func TestCommandTree(t *testing.T) {
+	a := newApp(context.Background(), strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
+	seen := map[string]bool{}
+	for _, c := range a.newRoot().Commands() {
+		assert.False(t, seen[c.Name()], "command registered twice: %s", c.Name())
+		seen[c.Name()] = true
+		if c.Runnable() && c.Name() != "help" && c.Name() != "completion" {
+			assert.Regexp(t, `^[A-Z]`, c.Short, c.Name())
+			assert.NotEmpty(t, c.Example, c.Name())
+		}
+	}
+	assert.True(t, seen["sandbox"], "sandbox is a command like the others")
 }
 
 // TestSandboxCommand starts `upicollect sandbox`, reads its JSON line and
@@ -83,7 +100,7 @@ func TestSandboxCommand(t *testing.T) {
 	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"sandbox", "--addr", "127.0.0.1:0"}, outW, &stderr)
+		done <- runCLI(ctx, nil, strings.NewReader(""), outW, &stderr, "sandbox", "--addr", "127.0.0.1:0")
 		outW.Close()
 	}()
 
@@ -128,7 +145,7 @@ func TestSandboxCommand(t *testing.T) {
 	client.CloseIdleConnections()
 
 	cancel() // as SIGINT would
-	assert.Equal(t, exitOK, <-done)
+	assert.Equal(t, exitInterrupted, <-done, "Ctrl-C exits 130, as wait does")
 	rest, err := io.ReadAll(outR)
 	require.NoError(t, err)
 	assert.Empty(t, rest, "exactly one line on stdout")

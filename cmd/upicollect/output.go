@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,15 +10,42 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	upicollect "github.com/upicollect/upicollect-go"
 )
 
 // printJSON writes v as one line of JSON on stdout. HTML characters stay
-// as they are: links carry '&'.
+// as they are: links carry '&'. What encoding/json leaves raw and a
+// terminal would act on (DEL, C1 controls, bidi overrides) is written as a
+// \u escape, which means the same to a JSON reader.
 func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out := buf.String()
+	if !safeForTerminal(strings.TrimSuffix(out, "\n")) {
+		out = jsonEscapeUnsafe(out)
+	}
+	_, err := io.WriteString(a.stdout, out)
+	return err
+}
+
+// jsonEscapeUnsafe writes every unsafeRune of js, a JSON document that
+// encoding/json wrote (valid UTF-8, C0 controls already escaped, so every
+// such rune is inside a string), as a \u escape.
+func jsonEscapeUnsafe(js string) string {
+	var b strings.Builder
+	for _, r := range js {
+		if r != '\n' && unsafeRune(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 type errorJSON struct {
@@ -29,28 +57,34 @@ type errorBody struct {
 	Message string `json:"message"`
 }
 
-func (a *app) printErrorJSON(kind string, err error) {
-	_ = a.printJSON(errorJSON{errorBody{Kind: kind, Message: errorMessage(err)}})
-}
-
 // errorMessage is err's text without the SDK's "upicollect: " prefix, which
-// the command's own output already says.
-func errorMessage(err error) string {
+// the command's own output already says. A validation error names cmd's
+// flags (--mobile), not the service's field names.
+func errorMessage(cmd *cobra.Command, err error) string {
+	var ve *upicollect.ValidationError
+	if errors.As(err, &ve) && len(ve.Fields) > 0 {
+		parts := make([]string, len(ve.Fields))
+		for i, f := range ve.Fields {
+			parts[i] = flagName(cmd, f.Field) + ": " + f.Problem
+		}
+		return ve.Op + ": invalid parameters: " + strings.Join(parts, "; ")
+	}
 	return strings.TrimPrefix(err.Error(), "upicollect: ")
 }
 
-// humanError is errorMessage for a person: a validation error lists one
-// problem a line.
-func humanError(err error) string {
+// humanError is msg, errorMessage's text, for a person on a terminal:
+// escaped (see terminalSafe), and a validation error lists one problem a
+// line.
+func humanError(cmd *cobra.Command, err error, msg string) string {
 	var ve *upicollect.ValidationError
 	if !errors.As(err, &ve) || len(ve.Fields) == 0 {
-		return errorMessage(err)
+		return terminalSafe(msg)
 	}
 	var b strings.Builder
 	b.WriteString("invalid parameters:")
 	for _, f := range ve.Fields {
 		b.WriteString("\n  ")
-		b.WriteString(f.Error())
+		b.WriteString(terminalSafe(flagName(cmd, f.Field) + ": " + f.Problem))
 	}
 	return b.String()
 }
@@ -58,12 +92,13 @@ func humanError(err error) string {
 // field is one line of a human summary; empty values are left out.
 type field struct{ name, value string }
 
-// printFields writes a short aligned summary on stdout.
+// printFields writes a short aligned summary on stdout, every value
+// escaped for the terminal (see terminalSafe).
 func (a *app) printFields(fields ...field) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	for _, f := range fields {
 		if f.value != "" {
-			fmt.Fprintf(tw, "%s\t%s\n", f.name, f.value)
+			fmt.Fprintf(tw, "%s\t%s\n", terminalSafe(f.name), terminalSafe(f.value))
 		}
 	}
 	return tw.Flush()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/upicollect/upicollect-go/upilink"
 )
 
 // maxQRInput bounds what qr reads from stdin: a QR code holds under 3 KB.
@@ -17,13 +18,18 @@ func (a *app) qrCmd() *cobra.Command {
 	var (
 		pngFile string
 		size    int
+		force   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "qr LINK|-",
 		Short: "Draw a UPI link as a QR code, on the terminal or as a PNG",
 		Long: `Draw LINK (or the first line of standard input with -) as a QR code that a
 phone's camera or UPI app can scan: with Unicode half blocks on the terminal,
-or as a PNG image with --png FILE (--png - writes the image to stdout).`,
+or as a PNG image with --png FILE (--png - writes the image to stdout).
+
+A upi: link is checked first: one that a payer's app would misread is
+refused (--force draws it anyway), and what is legal but known to fail in
+payers' apps is listed on stderr.`,
 		Example: `  upicollect qr 'upi://pay?pa=shop@okaxis&pn=Shop&am=499.00&cu=INR'
   upicollect intent ... --json | jq -r .link | upicollect qr - --png pay.png`,
 		Args:              exactArgs("LINK or -"),
@@ -31,6 +37,9 @@ or as a PNG image with --png FILE (--png - writes the image to stdout).`,
 		RunE: a.runE(func(_ *cobra.Command, args []string) error {
 			text, err := a.qrInput(args[0])
 			if err != nil {
+				return err
+			}
+			if err := a.lintUPI(text, force); err != nil {
 				return err
 			}
 			if pngFile == "" {
@@ -57,7 +66,31 @@ or as a PNG image with --png FILE (--png - writes the image to stdout).`,
 	}
 	cmd.Flags().StringVar(&pngFile, "png", "", "write a PNG image to `FILE` instead (- for stdout)")
 	cmd.Flags().IntVar(&size, "size", 512, "PNG width and height in pixels")
+	cmd.Flags().BoolVar(&force, "force", false, "draw a upi: link even when it cannot be read as one")
 	return cmd
+}
+
+// lintUPI checks text when it is a upi: link: a link upilink.Parse refuses
+// is an error unless force, and each problem Lint finds is a warning on
+// stderr. Other text (an app's own link, any URL) is drawn as it is.
+func (a *app) lintUPI(text string, force bool) error {
+	scheme, _, ok := strings.Cut(text, ":")
+	if !ok || !strings.EqualFold(scheme, "upi") {
+		return nil
+	}
+	l, err := upilink.Parse(text)
+	switch {
+	case err != nil && force:
+		return writeLine(a.stderr, "upicollect: warning: drawn anyway (--force): "+terminalSafe(err.Error()))
+	case err != nil:
+		return usageError(fmt.Errorf("not a UPI link a payer's app can read: %w (--force draws it anyway)", err))
+	}
+	for _, p := range l.Lint() {
+		if err := writeLine(a.stderr, "upicollect: warning: "+terminalSafe(p.Param+": "+p.Message)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // qrInput is the text to encode: arg itself, or stdin's first line for "-".

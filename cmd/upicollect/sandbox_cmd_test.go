@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -43,16 +45,17 @@ type runningSandbox struct {
 	stop   func() int // ends the command and returns its exit code
 }
 
-// startSandboxCmd runs `upicollect sandbox --addr 127.0.0.1:0 args...` and
-// reads its JSON line. Every wait is bounded.
-func startSandboxCmd(t *testing.T, args ...string) *runningSandbox {
+// startSandboxCmd runs `upicollect sandbox --addr 127.0.0.1:0 args...`
+// in-process with env as its environment and reads its JSON line. Every
+// wait is bounded.
+func startSandboxCmd(t *testing.T, env []string, args ...string) *runningSandbox {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
 	stderr := &lockedBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- runSandbox(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), outW, stderr)
+		done <- runCLI(ctx, env, strings.NewReader(""), outW, stderr, append([]string{"sandbox", "--addr", "127.0.0.1:0"}, args...)...)
 		outW.Close()
 	}()
 	lines := make(chan string, 1)
@@ -75,7 +78,7 @@ func startSandboxCmd(t *testing.T, args ...string) *runningSandbox {
 	stopped := false
 	rs.stop = func() int {
 		if stopped {
-			return exitOK
+			return exitInterrupted
 		}
 		stopped = true
 		cancel()
@@ -116,32 +119,38 @@ func (rs *runningSandbox) linkForm(extra ...string) string {
 }
 
 func TestSandboxCmdCredentials(t *testing.T) {
-	t.Run("environment wins over flags", func(t *testing.T) {
-		t.Setenv("UPICOLLECT_MID", "ENVMID")
-		t.Setenv("UPICOLLECT_PUBLIC_KEY", "pk_env")
-		t.Setenv("UPICOLLECT_SECRET_KEY", "sk_env")
-		rs := startSandboxCmd(t, "--mid", "FLAGMID", "--public-key", "pk_flag")
+	env := []string{"UPICOLLECT_MID=ENVMID", "UPICOLLECT_PUBLIC_KEY=pk_env", "UPICOLLECT_SECRET_KEY=sk_env"}
+	t.Run("flags win over environment", func(t *testing.T) {
+		rs := startSandboxCmd(t, env, "--mid", "FLAGMID", "--public-key", "pk_flag")
+		assert.Equal(t, sandboxInfo{BaseURL: rs.info.BaseURL, MID: "FLAGMID", PublicKey: "pk_flag", SecretKey: "sk_env"}, rs.info)
+		code, _ := rs.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", rs.linkForm())
+		assert.Equal(t, 200, code, "the exported keys work")
+	})
+	t.Run("environment when no flag", func(t *testing.T) {
+		rs := startSandboxCmd(t, env)
 		assert.Equal(t, sandboxInfo{BaseURL: rs.info.BaseURL, MID: "ENVMID", PublicKey: "pk_env", SecretKey: "sk_env"}, rs.info)
 		code, _ := rs.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", rs.linkForm())
 		assert.Equal(t, 200, code, "the exported keys work")
 	})
 	t.Run("flags when unset", func(t *testing.T) {
-		for _, k := range []string{"UPICOLLECT_MID", "UPICOLLECT_PUBLIC_KEY", "UPICOLLECT_SECRET_KEY"} {
-			t.Setenv(k, "")
-		}
-		rs := startSandboxCmd(t, "--mid", "FLAGMID", "--public-key", "pk_flag", "--secret-key", "sk_flag")
+		secret := filepath.Join(t.TempDir(), "secret")
+		require.NoError(t, os.WriteFile(secret, []byte("sk_flag\n"), 0o600))
+		rs := startSandboxCmd(t, nil, "--mid", "FLAGMID", "--public-key", "pk_flag", "--secret-file", secret)
 		assert.Equal(t, "FLAGMID", rs.info.MID)
 		assert.Equal(t, "pk_flag", rs.info.PublicKey)
 		assert.Equal(t, "sk_flag", rs.info.SecretKey)
 	})
 	t.Run("random otherwise", func(t *testing.T) {
-		for _, k := range []string{"UPICOLLECT_MID", "UPICOLLECT_PUBLIC_KEY", "UPICOLLECT_SECRET_KEY"} {
-			t.Setenv(k, "")
-		}
-		rs := startSandboxCmd(t)
+		rs := startSandboxCmd(t, nil)
 		assert.Equal(t, sandbox.DefaultMID, rs.info.MID)
 		assert.Regexp(t, `^pk_sandbox_[0-9a-f]{16}$`, rs.info.PublicKey)
 		assert.Regexp(t, `^sk_sandbox_[0-9a-f]{32}$`, rs.info.SecretKey)
+	})
+	t.Run("never a secret from a flag", func(t *testing.T) {
+		r := cli(t, nil, "", "sandbox", "--addr", "127.0.0.1:0", "--secret-key", "sk_flag")
+		assert.Equal(t, exitUsage, r.code)
+		assert.Contains(t, r.stderr, "upicollect: --secret-key is not accepted")
+		assert.NotContains(t, r.output(), "sk_flag")
 	})
 }
 
@@ -150,7 +159,7 @@ func TestSandboxCmdCredentials(t *testing.T) {
 func TestSandboxCmdVariants(t *testing.T) {
 	for _, name := range sandbox.VariantNames() {
 		t.Run(name, func(t *testing.T) {
-			rs := startSandboxCmd(t, "--variant", name, "--quiet")
+			rs := startSandboxCmd(t, nil, "--variant", name, "--quiet")
 			resp, err := http.Get(rs.info.BaseURL + "/sandbox/variants")
 			require.NoError(t, err)
 			defer resp.Body.Close()
@@ -161,14 +170,14 @@ func TestSandboxCmdVariants(t *testing.T) {
 			}
 		})
 	}
-	rs := startSandboxCmd(t, "--variant", "string-status-code", "--variant", "fractional-amounts")
+	rs := startSandboxCmd(t, nil, "--variant", "string-status-code", "--variant", "fractional-amounts")
 	code, m := rs.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", rs.linkForm("amount", "99.50"))
 	assert.Equal(t, 200, code, "fractional-amounts took effect")
 	assert.Equal(t, "200", m["statusCode"], "string-status-code took effect")
 }
 
 func TestSandboxCmdFaultStrictAndTTL(t *testing.T) {
-	rs := startSandboxCmd(t, "--strict", "--intent-ttl", "1m",
+	rs := startSandboxCmd(t, nil, "--strict", "--intent-ttl", "1m",
 		"--fault", "op=checkPaymentStatus,status=503,body={\"status\":false,\"msg\":\"down, later\"}")
 	status := url.Values{"mid": {rs.info.MID}, "order_id": {"x"}}.Encode()
 	code, m := rs.post(t, sandbox.OpCheckPaymentStatus, "application/x-www-form-urlencoded", status)
@@ -190,10 +199,10 @@ func TestSandboxCmdFaultStrictAndTTL(t *testing.T) {
 }
 
 func TestSandboxCmdLogs(t *testing.T) {
-	rs := startSandboxCmd(t)
+	rs := startSandboxCmd(t, nil)
 	code, _ := rs.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", rs.linkForm())
 	require.Equal(t, 200, code)
-	assert.Equal(t, exitOK, rs.stop())
+	assert.Equal(t, exitInterrupted, rs.stop(), "Ctrl-C exits 130, as wait does")
 	logs := rs.stderr.String()
 	for _, want := range []string{
 		"api_base_url=" + rs.info.BaseURL, "order_list_page=" + rs.info.BaseURL + "/",
@@ -204,10 +213,10 @@ func TestSandboxCmdLogs(t *testing.T) {
 	}
 	assert.NotContains(t, logs, rs.info.SecretKey)
 
-	quiet := startSandboxCmd(t, "--quiet")
+	quiet := startSandboxCmd(t, nil, "--quiet")
 	code, _ = quiet.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", quiet.linkForm())
 	require.Equal(t, 200, code)
-	assert.Equal(t, exitOK, quiet.stop())
+	assert.Equal(t, exitInterrupted, quiet.stop())
 	assert.NotContains(t, quiet.stderr.String(), "op=createPaymentLink", "--quiet logs no requests")
 }
 
@@ -222,21 +231,25 @@ func TestSandboxCmdUsageErrors(t *testing.T) {
 		{[]string{"--fault", "colour=red"}, `unknown key "colour"`},
 		{[]string{"--intent-ttl", "0s"}, "not positive"},
 		{[]string{"--public-url", "ftp://x"}, "not an absolute http or https URL"},
-		{[]string{"--status-shape", "round"}, "unknown status shape"},
-		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--status-shape", "round"}, "unknown flag: --status-shape"},
+		{[]string{"extra"}, `unknown command "extra"`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := runSandbox(context.Background(), append([]string{"--addr", "127.0.0.1:0"}, tt.args...), &stdout, &stderr)
+			code := runCLI(context.Background(), nil, strings.NewReader(""), &stdout, &stderr,
+				append([]string{"sandbox", "--addr", "127.0.0.1:0"}, tt.args...)...)
 			assert.Equal(t, exitUsage, code)
 			assert.Contains(t, stderr.String(), tt.want)
+			assert.True(t, strings.HasPrefix(stderr.String(), "upicollect: "), "errors begin upicollect: %q", stderr.String())
 			assert.Empty(t, stdout.String())
 		})
 	}
 	var stdout, stderr bytes.Buffer
-	assert.Equal(t, exitOK, runSandbox(context.Background(), []string{"-h"}, &stdout, &stderr))
-	for _, want := range append(sandbox.VariantNames(), "--fault", "UPICOLLECT_SECRET_KEY", "-intent-ttl", "-quiet", "-strict") {
-		assert.Contains(t, stderr.String(), want)
+	assert.Equal(t, exitOK, runCLI(context.Background(), nil, strings.NewReader(""), &stdout, &stderr, "sandbox", "-h"))
+	for _, want := range append(sandbox.VariantNames(), "--fault", "UPICOLLECT_SECRET_KEY", "-intent-ttl", "-quiet", "-strict", "--secret-file") {
+		assert.Contains(t, stdout.String(), want)
 	}
+	assert.NotContains(t, stdout.String(), "--secret-key", "no secret from a flag")
+	assert.NotContains(t, stdout.String(), "--status-shape", "the unreleased flag is gone")
 }

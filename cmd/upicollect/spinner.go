@@ -35,6 +35,7 @@ func spinnerFrame(n int, orderID string, elapsed time.Duration, status string, c
 	if status == "" {
 		status = "checking"
 	}
+	orderID, status = terminalSafe(orderID), terminalSafe(status)
 	if c, ok := statusColors[status]; ok && color {
 		status = c + status + ansiReset
 	}

@@ -47,8 +47,10 @@ ended FAIL or REJECT, 0 otherwise: check txn_status for SUCCESS.`,
 			if err != nil {
 				return err
 			}
-			a.code = statusExit(st.TxnStatus)
-			return a.printStatus(st)
+			if err := a.printStatus(st); err != nil {
+				return err
+			}
+			return silentExit(statusExit(st.TxnStatus))
 		}),
 	}
 	a.addConnFlags(cmd, &conn, true)

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode/utf8"
 )
 
 // isTerminal reports whether w is a character device, which is what a
@@ -17,4 +20,49 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// terminalSafe returns s with every character that a terminal would act on
+// instead of showing written as an escape: C0 and C1 controls (ESC, CSI,
+// OSC, BEL, CR, newline ...), DEL, the bidirectional overrides and
+// isolates that reorder what is shown, and bytes that are not UTF-8. Text
+// from the service (order ids, UTRs, messages, links) goes through it
+// before it reaches a terminal, so that an answer can neither move the
+// cursor, retitle the window, hide text nor plant a link.
+func terminalSafe(s string) string {
+	if safeForTerminal(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r < 0x80 && unsafeRune(r):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// safeForTerminal reports whether s is valid UTF-8 without a character
+// that unsafeRune refuses.
+func safeForTerminal(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unsafeRune)
+}
+
+// unsafeRune reports whether r must not reach a terminal as it is.
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
+		return true // C0, DEL, C1
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true // bidi embeddings, overrides, isolates and marks
+	}
+	return false
 }

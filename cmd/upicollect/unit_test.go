@@ -112,7 +112,7 @@ func TestExitFor(t *testing.T) {
 
 func TestClassifyInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	a := newApp(ctx, &bytes.Buffer{}, &bytes.Buffer{})
+	a := newApp(ctx, strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
 	err := fmt.Errorf("poll: %w", context.Canceled)
 	code, _ := a.classify(err)
 	assert.Equal(t, exitFailure, code, "a cancellation the user did not ask for is a failure")
@@ -232,7 +232,7 @@ func TestSpinnerStops(t *testing.T) {
 // sends anything.
 func TestReadStdinInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	a := newApp(ctx, &bytes.Buffer{}, &bytes.Buffer{})
+	a := newApp(ctx, strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
 	r, w := io.Pipe()
 	defer w.Close()
 	a.stdin = r
@@ -249,7 +249,7 @@ func TestReadStdinInterrupted(t *testing.T) {
 func TestReportDryRunMasksAuthorization(t *testing.T) {
 	for _, jsonOut := range []bool{false, true} {
 		var out bytes.Buffer
-		a := newApp(context.Background(), &out, &bytes.Buffer{})
+		a := newApp(context.Background(), strings.NewReader(""), envFunc(nil), &out, &bytes.Buffer{})
 		a.json = jsonOut
 		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/v1/payments/checkPaymentStatus", strings.NewReader("mid=m&order_id=o"))
 		require.NoError(t, err)
@@ -262,7 +262,7 @@ func TestReportDryRunMasksAuthorization(t *testing.T) {
 		assert.Contains(t, out.String(), "Basic [REDACTED]")
 		assert.Contains(t, out.String(), "order_id")
 	}
-	a := newApp(context.Background(), &bytes.Buffer{}, &bytes.Buffer{})
+	a := newApp(context.Background(), strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
 	assert.Error(t, a.reportDryRun(&dryRun{}, nil), "no request built and no error: still a failure")
 }
 
@@ -270,7 +270,7 @@ func TestReportDryRunMasksAuthorization(t *testing.T) {
 // still prints every key, with {} and null.
 func TestPrintIntentSparse(t *testing.T) {
 	var out bytes.Buffer
-	a := newApp(context.Background(), &out, &bytes.Buffer{})
+	a := newApp(context.Background(), strings.NewReader(""), envFunc(nil), &out, &bytes.Buffer{})
 	a.json = true
 	require.NoError(t, a.printIntent(&upicollect.Intent{OrderID: "o1", Link: "upi://pay?pa=a@b"}, false))
 	assert.Equal(t, `{"order_id":"o1","amount":null,"link":"upi://pay?pa=a@b","app_links":{},"dynamic_qr":"","expires_at":null,"message":""}`+"\n", out.String())

@@ -93,20 +93,19 @@ func (a *app) wait(c *upicollect.Client, orderID string, timeout, poll time.Dura
 		}
 		switch {
 		case a.ctx.Err() != nil:
-			return &cliError{code: exitInterrupted, kind: kindInterrupted,
-				err: fmt.Errorf("interrupted: order %s: %s", orderID, last)}
+			return interrupted(a.ctx, fmt.Errorf("order %s: %s", orderID, last))
 		case errors.Is(err, context.DeadlineExceeded):
-			return &cliError{code: exitUnknown, kind: kindTimeout,
+			return &exitError{code: exitUnknown, kind: kindTimeout,
 				err: fmt.Errorf("order %s: %s after %s", orderID, last, timeout)}
 		}
 		return err
 	}
-	a.code = statusExit(st.TxnStatus)
 	if a.json {
 		p.seen(st) // printed only if the last poll's line was not this one
-		return nil
+	} else if err := a.printStatus(st); err != nil {
+		return err
 	}
-	return a.printStatus(st)
+	return silentExit(statusExit(st.TxnStatus))
 }
 
 // sameStatus reports whether a and b print the same.

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestQRLint: a upi: link is read first; one a payer's app would misread
+// is refused unless --force, and legal but risky links draw with warnings.
+func TestQRLint(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+		drawn  bool
+	}{
+		{"no payee", []string{"qr", "upi://pay?am=499.00"}, exitUsage, "not a UPI link a payer's app can read", false},
+		{"bad amount", []string{"qr", "upi://pay?pa=shop@okaxis&am=4.999"}, exitUsage, "(--force draws it anyway)", false},
+		{"web scheme is not linted", []string{"qr", "https://shop.example/pay"}, exitOK, "", true},
+		{"forced", []string{"qr", "--force", "upi://pay?am=499.00"}, exitOK, "upicollect: warning: drawn anyway (--force)", true},
+		{"forced png", []string{"qr", "--force", "upi://pay?am=499.00", "--png", "-"}, exitOK, "drawn anyway", true},
+		{"lint warning", []string{"qr", "upi://pay?pa=shop@okaxis&am=499.00&cu=USD"}, exitOK, "upicollect: warning: cu: currency USD", true},
+		{"upper-case scheme", []string{"qr", "UPI://pay?am=1"}, exitUsage, "not a UPI link", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cli(t, nil, "", tt.args...)
+			assert.Equal(t, tt.code, r.code, r.output())
+			assert.Contains(t, r.stderr, tt.stderr)
+			assert.Equal(t, tt.drawn, r.stdout != "", "drawn: %q", r.stdout)
+		})
+	}
+}
+
+// TestIntentLinksChecked: an intent whose links fail the SDK's checks is
+// shown neither as a link nor as a QR code; the order's fate is unknown.
+func TestIntentLinksChecked(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.NoError(t, r.ParseForm())
+		id := r.PostForm.Get("order_id")
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": true, "statusCode": 200, "msg": "ok", "data": map[string]any{
+			"intent":  "upi://pay?pa=evil@okaxis&am=1.00&tr=" + id + "&cu=INR", // ₹1, not ₹499
+			"phonepe": "phonepe://pay?pa=evil@okaxis&am=1.00&tr=" + id + "&cu=INR",
+			"amount":  "499", "orderId": id,
+		}})
+	}))
+	t.Cleanup(srv.Close)
+	env := []string{envBaseURL + "=" + srv.URL, envMID + "=m", envPublicKey + "=pk", envSecretKey + "=sk"}
+	for _, extra := range [][]string{{"--qr"}, {"--json"}, nil} {
+		r := cli(t, env, "", intentArgs("checked-1", extra...)...)
+		assert.Equal(t, exitUnknown, r.code, r.output())
+		assert.NotContains(t, r.output(), "█", "no QR drawn")
+		assert.NotContains(t, r.stdout, "upi://pay", "no link shown")
+		assert.Contains(t, r.output(), "checked-1", "the error names the order to check")
+	}
+}
