@@ -1,13 +1,14 @@
 package upicollect
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
 // Credentials identify and authenticate a merchant: MID goes in every body,
@@ -44,7 +45,8 @@ func CredentialsFromEnv() (Credentials, error) {
 	return c, nil
 }
 
-const redacted = "[REDACTED]"
+// redacted stands for the secret key wherever Credentials print.
+const redacted = redact.Mark
 
 // String shows the MID and public key, never the secret key.
 func (c Credentials) String() string {
@@ -121,22 +123,12 @@ type account struct{ MID, PublicKey string }
 type header string
 
 func newHeader(c Credentials) *header {
-	h := header("Basic " + base64.StdEncoding.EncodeToString([]byte(c.PublicKey+":"+c.SecretKey)))
+	h := header(redact.BasicAuth(c.PublicKey, c.SecretKey))
 	return &h
 }
 
 // authorization is the Authorization header value to send.
 func (h *header) authorization() string { return string(*h) }
-
-// secrets lists every form of the secret that must be scrubbed from text
-// the service sends back (an echoed header, say): the header value, its
-// base64 pair and the secret key, longest first.
-func (h *header) secrets() []string {
-	pair := strings.TrimPrefix(string(*h), "Basic ")
-	b, _ := base64.StdEncoding.DecodeString(pair) // newHeader made it: valid
-	_, secret, _ := strings.Cut(string(b), ":")   // the public key has no colon
-	return []string{string(*h), pair, secret}
-}
 
 func (header) String() string               { return redacted }
 func (header) GoString() string             { return redacted }

@@ -18,8 +18,9 @@ import (
 
 	"github.com/upicollect/upicollect-go/internal/clock"
 	"github.com/upicollect/upicollect-go/internal/ratelimit"
+	"github.com/upicollect/upicollect-go/internal/redact"
 	"github.com/upicollect/upicollect-go/internal/retry"
-	"github.com/upicollect/upicollect-go/internal/wire"
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // maxBodyBytes caps how much of an answer is read: the service's answers are
@@ -42,9 +43,9 @@ type Client struct {
 	baseURL   *url.URL
 	endpoints map[string]*url.URL // the operations' URLs, joined once
 	sender    *sender             // behind a pointer that fmt does not follow: it holds the header
-	// unecho removes echoed credentials from an answer's body, before
-	// anything is decoded from it, kept or logged.
-	unecho    func([]byte) []byte
+	// filter removes echoed credentials from an answer's body, before
+	// anything is decoded from it, kept or logged, and from errors' text.
+	filter    *redact.Filter
 	timeout   time.Duration
 	retry     RetryPolicy
 	budget    *retry.Budget
@@ -95,6 +96,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	c := &Client{
 		creds:     account{MID: creds.MID, PublicKey: creds.PublicKey},
 		auth:      newHeader(creds),
+		filter:    redact.New(creds.PublicKey, creds.SecretKey),
 		base:      strings.TrimSuffix(s.baseURL.String(), "/"),
 		baseURL:   s.baseURL,
 		timeout:   s.timeout,
@@ -108,7 +110,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	}
 	c.endpoints = make(map[string]*url.URL, len(operations))
 	for _, op := range operations {
-		c.endpoints[wire.PathPrefix+op] = c.join(wire.PathPrefix + op)
+		c.endpoints[vocab.PathPrefix+op] = c.join(vocab.PathPrefix + op)
 	}
 	header := http.Header{
 		"Content-Type":  contentTypeForm,
@@ -116,7 +118,6 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		"User-Agent":    {c.userAgent},
 		"Authorization": {c.auth.authorization()},
 	}
-	c.unecho = newScrubber(c.auth.secrets()).echoFilter()
 	if s.httpClient != nil {
 		c.sender = newSender(noRedirects(s.httpClient), false, header)
 	} else {
@@ -129,7 +130,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 }
 
 // operations are the four operations whose URLs NewClient joins once.
-var operations = []string{wire.OpCreatePaymentIntent, wire.OpCreatePaymentRequest, wire.OpCreatePaymentLink, wire.OpCheckPaymentStatus}
+var operations = []string{vocab.OpCreatePaymentIntent, vocab.OpCreatePaymentRequest, vocab.OpCreatePaymentLink, vocab.OpCheckPaymentStatus}
 
 // errZeroClient is the panic of a method called on a nil or zero Client.
 const errZeroClient = "upicollect: nil or zero Client: create one with NewClient"

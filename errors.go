@@ -1,12 +1,13 @@
 package upicollect
 
 import (
-	"bytes"
 	"errors"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
 // Sentinel errors. Match them with errors.Is; every error the client returns
@@ -257,66 +258,12 @@ func escapeControls(s string) string {
 	return b.String()
 }
 
-// scrubber removes from text the service sends back every form of the
-// client's secret (an echoed Authorization header, its base64 pair, the
-// secret key), also as JSON escapes them.
-type scrubber []string
-
-func newScrubber(secrets []string) scrubber {
-	out := make(scrubber, 0, 2*len(secrets))
-	for _, s := range secrets {
-		if s == "" {
-			continue
-		}
-		out = append(out, s)
-		if esc := strings.ReplaceAll(s, "/", `\/`); esc != s {
-			out = append(out, esc)
-		}
-	}
-	return out
-}
-
-func (sc scrubber) scrub(s string) string {
-	for _, secret := range sc {
-		if strings.Contains(s, secret) {
-			s = strings.ReplaceAll(s, secret, redacted)
-		}
-	}
-	return s
-}
-
-// message is the service's text as an error keeps it: scrubbed, then cut.
-func (sc scrubber) message(msg string) string {
-	m, _ := truncate(sc.scrub(msg), maxMessageLen)
+// message is the service's text as an error keeps it: credentials
+// removed, then cut.
+func message(f *redact.Filter, msg string) string {
+	m, _ := truncate(f.Text(msg), maxMessageLen)
 	return m
 }
 
-// echoFilter returns a function that removes every form of the secret
-// from an answer's body: the body itself, uncopied, when it holds none (the
-// common case costs a few byte searches), else a scrubbed copy. A function
-// and not the scrubber itself, so that a Client holding it has no field
-// that fmt or an encoder could print the secrets from.
-func (sc scrubber) echoFilter() func([]byte) []byte {
-	forms := make([][]byte, len(sc))
-	for i, s := range sc {
-		forms[i] = []byte(s)
-	}
-	return func(body []byte) []byte {
-		for _, f := range forms {
-			if bytes.Contains(body, f) {
-				return []byte(sc.scrub(string(body)))
-			}
-		}
-		return body
-	}
-}
-
-// snippet is snippet of body, scrubbed before it is cut.
-func (sc scrubber) snippet(body []byte) string {
-	for _, secret := range sc {
-		if bytes.Contains(body, []byte(secret)) {
-			return snippet([]byte(sc.scrub(string(body))))
-		}
-	}
-	return snippet(body)
-}
+// bodySnippet is snippet of body with credentials removed before it is cut.
+func bodySnippet(f *redact.Filter, body []byte) string { return snippet(f.Bytes(body)) }

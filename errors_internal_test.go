@@ -2,9 +2,13 @@ package upicollect
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
 func TestEscapeControls(t *testing.T) {
@@ -48,13 +52,18 @@ func TestTruncate(t *testing.T) {
 
 func TestScrubber(t *testing.T) {
 	t.Parallel()
-	sc := newScrubber([]string{"Basic YS/i", "YS/i", "", "sec"})
-	assert.Equal(t, scrubber{"Basic YS/i", `Basic YS\/i`, "YS/i", `YS\/i`, "sec"}, sc)
-	assert.Equal(t, "x [REDACTED] y [REDACTED] z [REDACTED]", sc.scrub(`x Basic YS/i y YS/i z sec`))
-	assert.Equal(t, "[REDACTED] [REDACTED]", sc.scrub(`Basic YS\/i YS\/i`))
-	assert.Equal(t, "nothing here", sc.scrub("nothing here"))
-	assert.Equal(t, `body "a [REDACTED] b"`, sc.snippet([]byte("a sec b")))
-	assert.Equal(t, `body "clean"`, sc.snippet([]byte("clean")))
+	// A pair whose base64 holds a '/': "pk:se?" is cGs6c2U/.
+	f := redact.New("pk", "se?")
+	header := redact.BasicAuth("pk", "se?")
+	pair := strings.TrimPrefix(header, "Basic ")
+	require.Contains(t, pair, "/")
+	esc := strings.ReplaceAll(pair, "/", `\/`)
+	assert.Equal(t, "x [REDACTED] y [REDACTED] z [REDACTED]", f.Text("x "+header+" y "+pair+" z se?"))
+	assert.Equal(t, "[REDACTED] [REDACTED]", f.Text("Basic "+esc+" "+esc))
+	assert.Equal(t, "nothing here", f.Text("nothing here"))
+	assert.Equal(t, `body "a [REDACTED] b"`, bodySnippet(f, []byte("a se? b")))
+	assert.Equal(t, `body "clean"`, bodySnippet(f, []byte("clean")))
+	assert.Equal(t, "a [REDACTED] b", message(f, "a se? b"))
 }
 
 func TestShortErr(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/upicollect/upicollect-go/internal/clock"
+	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
 // WithClock replaces the client's clock, so tests of backoff, Retry-After
@@ -30,6 +31,6 @@ func CloseIdleConnections(c *Client) { c.CloseIdleConnections() }
 // wrapper type, so tests can check that no fmt verb or log prints it.
 func AuthHeader(c *Client) any { return c.auth }
 
-// Secrets returns every form of the client's secret that must be scrubbed
+// RedactFilter returns the filter that removes the client's credentials
 // from what the service sends back.
-func Secrets(c *Client) []string { return c.auth.secrets() }
+func RedactFilter(c *Client) *redact.Filter { return c.filter }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
@@ -51,7 +52,7 @@ type Intent struct {
 // (ErrOutcomeUnknown): check the order's status before creating it again.
 func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Intent, error) {
 	c.mustInit()
-	const op = wire.OpCreatePaymentIntent
+	const op = vocab.OpCreatePaymentIntent
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}
 	}

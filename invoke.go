@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/url"
 
+	"github.com/upicollect/upicollect-go/internal/redact"
+	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
@@ -35,7 +37,7 @@ type call struct {
 	getBody func() (io.ReadCloser, error)
 	safety  safety
 	orderID string
-	auth    *header // for the scrubber of a failure's text
+	filter  *redact.Filter // removes the credentials from a failure's text
 }
 
 // answer is an envelope that wire.Check accepted, and the response it came
@@ -59,13 +61,9 @@ func (c *Client) newCall(op, path, orderID string, s safety, form string) *call 
 		// For a transport that retries a request on a connection that
 		// closed under it.
 		getBody: func() (io.ReadCloser, error) { return newBody(form), nil },
-		auth:    c.auth,
+		filter:  c.filter,
 	}
 }
-
-// scrubber removes the call's credentials from what the service sent back;
-// built only on a failure, to keep successes cheap.
-func (cl *call) scrubber() scrubber { return newScrubber(cl.auth.secrets()) }
 
 // createCall describes a create: keyed when it carries an order id, which
 // makes repeating it safe.
@@ -74,7 +72,7 @@ func (c *Client) createCall(op, orderID string, req interface{ Encode() string }
 	if orderID != "" {
 		s = keyedCreate
 	}
-	return c.newCall(op, wire.PathPrefix+op, orderID, s, req.Encode())
+	return c.newCall(op, vocab.PathPrefix+op, orderID, s, req.Encode())
 }
 
 // invoke carries one validated call from its request to its typed result:
@@ -104,11 +102,10 @@ func (cl *call) unreadableData(a answer, err error) *APIError {
 	if cl.safety != readOnly {
 		k |= kindOutcomeUnknown
 	}
-	sc := cl.scrubber()
 	return &APIError{
-		Op: cl.op, HTTPStatus: a.resp.HTTPStatus, StatusCode: a.env.StatusCode, Message: sc.message(a.env.Msg),
+		Op: cl.op, HTTPStatus: a.resp.HTTPStatus, StatusCode: a.env.StatusCode, Message: message(cl.filter, a.env.Msg),
 		OrderID: cl.orderID, Response: a.resp, kinds: k,
-		detail: sc.scrub(err.Error()) + ": " + sc.snippet(a.resp.Body),
+		detail: cl.filter.Text(err.Error()) + ": " + bodySnippet(cl.filter, a.resp.Body),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
@@ -36,7 +37,7 @@ type PaymentLink struct {
 // and ErrOutcomeUnknown.
 func (c *Client) CreatePaymentLink(ctx context.Context, p *LinkParams) (*PaymentLink, error) {
 	c.mustInit()
-	const op = wire.OpCreatePaymentLink
+	const op = vocab.OpCreatePaymentLink
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}
 	}

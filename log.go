@@ -66,19 +66,19 @@ func (c *Client) logAttempt(ctx context.Context, cl *call, n int, a *attempt) {
 		attrs = append(attrs, slog.Int("http_status", a.resp.HTTPStatus), slog.Duration("duration", a.resp.Duration))
 	}
 	if a.err != nil {
-		attrs = append(attrs, slog.String("error", shortErr(a.err)))
+		attrs = append(attrs, slog.String("error", c.filter.Text(shortErr(a.err))))
 	}
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "upicollect: attempt", attrs...)
 }
 
 func (c *Client) logRetry(ctx context.Context, cl *call, n int, v verdict) {
 	c.logger.LogAttrs(ctx, slog.LevelWarn, "upicollect: retrying",
-		slog.String("op", cl.op), slog.Int("attempt", n), slog.String("reason", v.reason),
+		slog.String("op", cl.op), slog.Int("attempt", n), slog.String("reason", c.filter.Text(v.reason)),
 		slog.Duration("delay", v.delay), slog.String("order_id", cl.orderID))
 }
 
 func (c *Client) logGiveUp(ctx context.Context, cl *call, n int, err error, why string) {
 	c.logger.LogAttrs(ctx, slog.LevelError, "upicollect: call failed",
 		slog.String("op", cl.op), slog.Int("attempts", n), slog.String("reason", why),
-		slog.String("order_id", cl.orderID), slog.String("error", err.Error()))
+		slog.String("order_id", cl.orderID), slog.String("error", c.filter.Text(err.Error())))
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/upicollect/upicollect-go/internal/clock"
-	"github.com/upicollect/upicollect-go/internal/wire"
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // Option configures a Client. Options validate their input: NewClient
@@ -87,9 +87,9 @@ func parseBaseURL(rawURL string) (*url.URL, error) {
 		return nil, errors.New("query or fragment not allowed")
 	}
 	p := strings.ToLower(strings.TrimRight(u.Path, "/"))
-	if strings.HasSuffix(p, "/v1") || strings.HasSuffix(p, strings.TrimSuffix(wire.PathPrefix, "/")) {
+	if strings.HasSuffix(p, "/v1") || strings.HasSuffix(p, strings.TrimSuffix(vocab.PathPrefix, "/")) {
 		return nil, fmt.Errorf("the base URL should not include the API path %s: pass the part before it, such as %s://%s",
-			wire.PathPrefix, u.Scheme, u.Host)
+			vocab.PathPrefix, u.Scheme, u.Host)
 	}
 	return u, nil
 }

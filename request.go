@@ -5,6 +5,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
@@ -41,7 +42,7 @@ type PaymentRequest struct {
 // no guarantee either way.
 func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*PaymentRequest, error) {
 	c.mustInit()
-	const op = wire.OpCreatePaymentRequest
+	const op = vocab.OpCreatePaymentRequest
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}
 	}

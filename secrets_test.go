@@ -325,7 +325,11 @@ func TestSecretForms(t *testing.T) {
 	t.Parallel()
 	c, _ := newClient(t, "https://api.example.com")
 	auth := basicAuth(testPublic, testSecret)
-	assert.Equal(t, []string{auth, strings.TrimPrefix(auth, "Basic "), testSecret}, upicollect.Secrets(c))
+	f := upicollect.RedactFilter(c)
+	for _, form := range []string{auth, strings.TrimPrefix(auth, "Basic "), testSecret} {
+		assert.Equal(t, "x [REDACTED] y", f.Text("x "+form+" y"), form)
+	}
+	assert.Equal(t, "x public y", f.Text("x public y"), "nothing else")
 }
 
 // TestEchoedCredentialsInSuccess: a service or proxy that echoes the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
@@ -39,13 +40,13 @@ func (s *PaymentStatus) Paid() bool { return s != nil && s.TxnStatus == TxnSucce
 // policy and budget. The context bounds the whole call, backoff included.
 func (c *Client) CheckPaymentStatus(ctx context.Context, orderID string) (*PaymentStatus, error) {
 	c.mustInit()
-	const op = wire.OpCheckPaymentStatus
+	const op = vocab.OpCheckPaymentStatus
 	var chk checker
 	chk.orderID(orderID, true)
 	if err := chk.err(op); err != nil {
 		return nil, err
 	}
-	cl := c.newCall(op, wire.PathPrefix+op, orderID, readOnly,
+	cl := c.newCall(op, vocab.PathPrefix+op, orderID, readOnly,
 		(&wire.StatusRequest{MID: c.creds.MID, OrderID: orderID}).Encode())
 	return invoke(ctx, c, cl, func(a answer) (*PaymentStatus, error) { return readStatus(orderID, a) })
 }

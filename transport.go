@@ -94,7 +94,7 @@ func (c *Client) try(ctx context.Context, cl *call) attempt {
 	// must not pass it into a message, a result or Response.Body. A
 	// credential is a long random string: replacing it cannot change what
 	// the rest of the answer says.
-	body = c.unecho(body)
+	body = c.filter.Bytes(body)
 	resp.Body = body
 	switch {
 	case err != nil:
@@ -147,7 +147,6 @@ func neverSent(err error) bool {
 // create whose outcome is unknown.
 func (cl *call) failure(a *attempt, ambiguous bool) *APIError {
 	e := &APIError{Op: cl.op, OrderID: cl.orderID, Response: a.resp, cause: a.err}
-	sc := cl.scrubber()
 	if a.resp != nil {
 		e.HTTPStatus = a.resp.HTTPStatus
 	}
@@ -158,11 +157,11 @@ func (cl *call) failure(a *attempt, ambiguous bool) *APIError {
 		e.kinds = kindUnexpected | kindOf(f.Kind)
 		e.detail = f.Unreadable
 		if a.resp.HTTPStatus < 300 || a.resp.HTTPStatus >= 400 {
-			e.detail += ": " + sc.snippet(a.resp.Body)
+			e.detail += ": " + bodySnippet(cl.filter, a.resp.Body)
 		}
 	case f != nil:
 		e.kinds = kindOf(f.Kind)
-		e.Message, e.StatusCode = sc.message(f.Msg), f.StatusCode
+		e.Message, e.StatusCode = message(cl.filter, f.Msg), f.StatusCode
 		if f.Kind == wire.KindInvalid && wire.KindOf(f.Code) == wire.KindNone {
 			e.detail = "the service refused the call"
 		}

@@ -4,9 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"math"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // Money is an amount in paise (1 rupee = 100 paise). Amounts are never
@@ -33,22 +34,7 @@ func Rupees(r int64) Money {
 func (m Money) Paise() int64 { return int64(m) }
 
 // String formats m in rupees with exactly two decimals: "1.08", "499.00".
-func (m Money) String() string {
-	p := int64(m)
-	sign := ""
-	// Work on the magnitude as uint64 so that the most negative int64 formats too.
-	u := uint64(p)
-	if p < 0 {
-		sign = "-"
-		u = -u
-	}
-	frac := u % 100
-	s := strconv.FormatUint(u/100, 10) + "."
-	if frac < 10 {
-		s += "0"
-	}
-	return sign + s + strconv.FormatUint(frac, 10)
-}
+func (m Money) String() string { return vocab.FormatRupees(int64(m)) }
 
 // wholeRupees reports m in rupees and whether it is a whole number of them.
 func (m Money) wholeRupees() (int64, bool) { return int64(m) / 100, m%100 == 0 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// maxPaise bounds parsed amounts far above any real payment (the service caps
+// maxParsedPaise bounds parsed amounts far above any real payment (the service caps
 // at 100000 rupees) and far below int64 overflow.
-const maxPaise = int64(1) << 53
+const maxParsedPaise = int64(1) << 53
 
 // ParseAmount reads an amount in rupees, sent as a JSON number (499, 1.08,
 // 1.0e2) or a JSON string ("10", "123.00"), and returns it in paise exactly.
@@ -127,7 +127,7 @@ func splitDigits(s string) (digits, rest string) {
 var errOutOfRange = errors.New("out of range")
 
 // paise converts d to paise: the point moves two places right; digits after
-// it must be zeros, and the value must not exceed maxPaise.
+// it must be zeros, and the value must not exceed maxParsedPaise.
 func (d decimal) paise() (int64, error) {
 	whole := d.point + d.exp + 2 // digits of d.digits that are whole paise
 	var paise int64
@@ -139,18 +139,18 @@ func (d decimal) paise() (int64, error) {
 			}
 			continue
 		}
-		if paise > maxPaise/10 {
+		if paise > maxParsedPaise/10 {
 			return 0, errOutOfRange
 		}
 		paise = paise*10 + c
 	}
 	for k := len(d.digits); k < whole; k++ {
-		if paise > maxPaise/10 {
+		if paise > maxParsedPaise/10 {
 			return 0, errOutOfRange
 		}
 		paise *= 10
 	}
-	if paise > maxPaise {
+	if paise > maxParsedPaise {
 		return 0, errOutOfRange
 	}
 	if d.neg {

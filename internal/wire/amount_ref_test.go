@@ -80,18 +80,18 @@ exponent:
 			}
 			continue
 		}
-		if paise > maxPaise/10 {
+		if paise > maxParsedPaise/10 {
 			return bad("out of range")
 		}
 		paise = paise*10 + int64(c-'0')
 	}
 	for k := len(digits); k < point; k++ {
-		if paise > maxPaise/10 {
+		if paise > maxParsedPaise/10 {
 			return bad("out of range")
 		}
 		paise *= 10
 	}
-	if paise > maxPaise {
+	if paise > maxParsedPaise {
 		return bad("out of range")
 	}
 	if neg {

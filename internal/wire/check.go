@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // Kind is what a failed answer says, as the service means it.
@@ -68,7 +70,7 @@ func Check(op string, httpStatus int, body []byte) (*Envelope, *Failure) {
 	switch {
 	case env.Status && is2xx(httpStatus):
 		return env, nil
-	case op == OpCheckPaymentStatus && !env.Status && isStatusAnswer(env, httpStatus, code):
+	case op == vocab.OpCheckPaymentStatus && !env.Status && isStatusAnswer(env, httpStatus, code):
 		return env, nil
 	}
 	k := KindOf(code)

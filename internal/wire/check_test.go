@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // TestCheck tables what every HTTP status and envelope shape means, for the
@@ -13,8 +15,8 @@ import (
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	const (
-		status = OpCheckPaymentStatus
-		create = OpCreatePaymentIntent
+		status = vocab.OpCheckPaymentStatus
+		create = vocab.OpCreatePaymentIntent
 	)
 	tests := []struct {
 		name       string
@@ -186,11 +188,11 @@ func TestCheckLinks(t *testing.T) {
 
 func TestCheckCarriesTheRefusal(t *testing.T) {
 	t.Parallel()
-	_, f := Check(OpCreatePaymentLink, 200, []byte(`{"status":false,"statusCode":"409","msg":"Order ID already exists"}`))
+	_, f := Check(vocab.OpCreatePaymentLink, 200, []byte(`{"status":false,"statusCode":"409","msg":"Order ID already exists"}`))
 	require.NotNil(t, f)
 	assert.Equal(t, 409, f.StatusCode)
 	assert.Equal(t, "Order ID already exists", f.Msg)
-	_, f = Check(OpCreatePaymentLink, 401, []byte(`{"status":false,"message":"Authorization header is required"}`))
+	_, f = Check(vocab.OpCreatePaymentLink, 401, []byte(`{"status":false,"message":"Authorization header is required"}`))
 	require.NotNil(t, f)
 	assert.Equal(t, 0, f.StatusCode)
 	assert.Equal(t, "Authorization header is required", f.Msg)
@@ -201,8 +203,8 @@ func TestCheckCarriesTheRefusal(t *testing.T) {
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{`{"status":true}`, `{"status":false,"statusCode":404}`, `{"status":false,"message":"x"}`,
 		`{"status":false,"statusCode":200,"txnStatus":"PENDING"}`, `<html>`, ``} {
-		f.Add(OpCheckPaymentStatus, 200, []byte(s))
-		f.Add(OpCreatePaymentIntent, 500, []byte(s))
+		f.Add(vocab.OpCheckPaymentStatus, 200, []byte(s))
+		f.Add(vocab.OpCreatePaymentIntent, 500, []byte(s))
 	}
 	f.Fuzz(func(t *testing.T, op string, status int, body []byte) {
 		env, fail := Check(op, status, body)

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // IntentData is createPaymentIntent's data, with per-app links gathered
@@ -195,9 +197,6 @@ func readStatusData(o *object) *StatusData {
 // UTR): with status true and no state anywhere, that means it succeeded.
 func (d *StatusData) HasPayment() bool { return d.Amount != nil || d.UTR != "" }
 
-// IST is India Standard Time, a fixed zone so that no tzdata is needed.
-var IST = time.FixedZone("IST", 5*3600+30*60)
-
 // ParseExpiry reads "YYYY-MM-DD HH:mm:ss" (India time) or ISO-8601; it
 // returns the zero time when s is empty or in neither form.
 func ParseExpiry(s string) time.Time {
@@ -205,13 +204,13 @@ func ParseExpiry(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	if t, err := time.ParseInLocation(time.DateTime, s, IST); err == nil {
+	if t, err := time.ParseInLocation(vocab.ExpiryLayout, s, vocab.IndiaTime); err == nil {
 		return t
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05"} {
 		loc := time.UTC
 		if layout == "2006-01-02T15:04:05" {
-			loc = IST // no offset given: the service is in India
+			loc = vocab.IndiaTime // no offset given: the service is in India
 		}
 		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
 			return t

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-querystring/query"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 func TestDecodeIntentData(t *testing.T) {
@@ -102,7 +104,7 @@ func TestParseExpiry(t *testing.T) {
 		got := ParseExpiry(s)
 		assert.True(t, want.Equal(got), "%q: got %v", s, got)
 	}
-	assert.Equal(t, IST, ParseExpiry("2025-01-15 12:30:00").Location())
+	assert.Equal(t, vocab.IndiaTime, ParseExpiry("2025-01-15 12:30:00").Location())
 	for _, s := range []string{"", "  ", "tomorrow", "15/01/2025 12:30", "2025-13-01 00:00:00"} {
 		assert.True(t, ParseExpiry(s).IsZero(), s)
 	}
@@ -130,5 +132,5 @@ func TestRequestsEncodeExactly(t *testing.T) {
 		"customer_name": {"c"}, "customer_email": {"e"}, "customer_mobile": {"m"},
 	}, enc(&LinkRequest{MID: "M", Amount: 100000, Note: "n", CustomerName: "c", CustomerEmail: "e", CustomerMobile: "m"}))
 	assert.Equal(t, url.Values{"mid": {"M"}, "order_id": {"O"}}, enc(&StatusRequest{MID: "M", OrderID: "O"}))
-	assert.Equal(t, "/v1/payments/", PathPrefix)
+	assert.Equal(t, "/v1/payments/", vocab.PathPrefix)
 }

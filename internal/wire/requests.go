@@ -5,17 +5,6 @@ import (
 	"strings"
 )
 
-// Operation names, as they appear in the path /v1/payments/<op>.
-const (
-	OpCreatePaymentIntent  = "createPaymentIntent"
-	OpCreatePaymentRequest = "createPaymentRequest"
-	OpCreatePaymentLink    = "createPaymentLink"
-	OpCheckPaymentStatus   = "checkPaymentStatus"
-)
-
-// PathPrefix is where every operation lives, below the base URL.
-const PathPrefix = "/v1/payments/"
-
 // IntentRequest is the body of createPaymentIntent: exactly the fields the
 // interface accepts for it.
 type IntentRequest struct {

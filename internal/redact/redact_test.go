@@ -1,0 +1,309 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	pub    = "pk_live_a"
+	secret = "sk_live_???>" // its pair's base64 holds '/' and '+'-free padding
+)
+
+// everyForm lists each form of the pair as written, percent-encoded and
+// JSON-escaped, as encoders write them.
+func everyForm(t *testing.T, publicKey, secretKey string) []string {
+	t.Helper()
+	pair := []byte(publicKey + ":" + secretKey)
+	bases := []string{
+		BasicAuth(publicKey, secretKey),
+		base64.StdEncoding.EncodeToString(pair), base64.RawStdEncoding.EncodeToString(pair),
+		base64.URLEncoding.EncodeToString(pair), base64.RawURLEncoding.EncodeToString(pair),
+		secretKey,
+	}
+	var out []string
+	for _, b := range bases {
+		j, err := json.Marshal(b)
+		require.NoError(t, err)
+		out = append(out, b,
+			url.QueryEscape(b), url.PathEscape(b), lowerHex(url.QueryEscape(b)),
+			string(j[1:len(j)-1]),            // Go: \u003c \u003e \u0026
+			strings.ReplaceAll(b, "/", `\/`), // PHP's json_encode
+			jsonEscapeAll(b, `\u00%02X`),     // every non-alphanumeric escaped
+			jsonEscapeAll(b, `\u00%02x`),
+		)
+	}
+	return out
+}
+
+// lowerHex writes the hex digits of s's percent escapes in lower case.
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = bytes.ToLower(b[i+1 : i+2])[0], bytes.ToLower(b[i+2 : i+3])[0]
+		}
+	}
+	return string(b)
+}
+
+func jsonEscapeAll(s, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if isAlnum(s[i]) {
+			b.WriteByte(s[i])
+		} else {
+			fmt.Fprintf(&b, format, s[i])
+		}
+	}
+	return b.String()
+}
+
+func TestEveryFormIsFound(t *testing.T) {
+	t.Parallel()
+	f := New(pub, secret)
+	for _, form := range everyForm(t, pub, secret) {
+		if form == "" {
+			continue
+		}
+		for _, ctx := range []string{"%s", "x %s y", "k=%s&z", `"%s"`, "<b>%s</b>", "line\n%s.", "(%s)"} {
+			in := fmt.Sprintf(ctx, form)
+			got := f.Text(in)
+			assert.Equal(t, fmt.Sprintf(ctx, Mark), got, "form %q in %q", form, ctx)
+			assert.Equal(t, fmt.Sprintf(ctx, Mark), string(f.Bytes([]byte(in))), "form %q in %q", form, ctx)
+		}
+	}
+}
+
+func TestFormsInJSON(t *testing.T) {
+	t.Parallel()
+	f := New(pub, secret)
+	auth := BasicAuth(pub, secret)
+	pair := strings.TrimPrefix(auth, "Basic ")
+	require.Contains(t, pair, "/")
+	escaped := strings.ReplaceAll(pair, "/", `\/`)
+	in := `{"status":true,"msg":"you sent ` + auth + ` (` + escaped + `, sk_live_???\u003e)","data":{"intent":"upi://pay?pa=a@b&tn=` +
+		escaped + `","phonepe":"phonepe://pay?k=` + url.QueryEscape(pair) + `","UTR":"` + secret + `","amount":"499.00"}}`
+	out := f.Bytes([]byte(in))
+	require.True(t, json.Valid(out), "%s", out)
+	assert.JSONEq(t, `{"status":true,"msg":"you sent [REDACTED] ([REDACTED], [REDACTED])","data":{"intent":"upi://pay?pa=a@b&tn=[REDACTED]",`+
+		`"phonepe":"phonepe://pay?k=[REDACTED]","UTR":"[REDACTED]","amount":"499.00"}}`, string(out))
+	// Keys: every form but the bare secret.
+	assert.JSONEq(t, `{"[REDACTED]":1,"sk_live_???>":2}`, string(f.Bytes([]byte(`{"`+auth+`":1,"sk_live_???>":2}`))))
+}
+
+// TestShortAndCommonSecrets: a secret that is one character or a word the
+// service itself sends changes no answer that does not hold it as a value.
+func TestShortAndCommonSecrets(t *testing.T) {
+	t.Parallel()
+	answers := []string{
+		`{"status":true,"statusCode":200,"msg":"Payment intent created","data":{"orderId":"utz_65a4f3c2b1d0e","amount":"499.00",` +
+			`"intent":"upi://pay?pa=merchant@upi&pn=Shop&am=499.00&tr=utz_65a4f3c2b1d0e&cu=INR","dynamicQR":"data:image/png;base64,iVBORw0KGgo+/=","expiry":"2025-01-15 15:35:00"}}`,
+		`{"status":false,"statusCode":200,"txnStatus":"PENDING","msg":"Transaction not found"}`,
+		`{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"Transaction is successful","data":{"amount":1.08,"UTR":"412345678901","order_id":"ORD-1"}}`,
+		`{"status":false,"message":"Authorization header is required"}`,
+		"<html><body>502 Bad Gateway</body></html>",
+		"",
+	}
+	for _, sk := range []string{"a", "e", "1", "2", "0", ":", `"`, "{", "}", ",", "\\", "/", "=", "+", "%", "status", "true", "false",
+		"null", "msg", "statusCode", "amount", "Basic", "utz", "ORD", "Shop1", "0KGgo"} {
+		f := New("pk", sk)
+		for _, a := range answers {
+			assert.Equal(t, a, string(f.Bytes([]byte(a))), "secret %q", sk)
+			if !json.Valid([]byte(a)) {
+				assert.Equal(t, a, f.Text(a), "secret %q", sk)
+			}
+		}
+	}
+	// A secret that is a whole word of the answer is found there: the
+	// answer holds it. JSON stays JSON.
+	for _, sk := range []string{"pay", "INR", "upi", "data", "base64"} {
+		out := New("pk", sk).Bytes([]byte(answers[0]))
+		assert.True(t, json.Valid(out), "%s", out)
+		assert.Contains(t, string(out), Mark, sk)
+	}
+	// Where such a secret is a whole value, it is one.
+	assert.Equal(t, `{"msg":"[REDACTED]","n":1}`, string(New("pk", "a").Bytes([]byte(`{"msg":"a","n":1}`))))
+	assert.Equal(t, "key [REDACTED] here", New("pk", "status").Text("key status here"))
+}
+
+func TestUnchangedIsSame(t *testing.T) {
+	t.Parallel()
+	f := New(pub, secret)
+	b := []byte(`{"status":true,"msg":"sk_live_ is not it"}`)
+	out := f.Bytes(b)
+	assert.Equal(t, &b[0], &out[0], "no copy when nothing is found")
+	var zero *Filter
+	assert.Equal(t, "x", zero.Text("x"))
+	assert.Equal(t, b, (&Filter{}).Bytes(b))
+	assert.Equal(t, "sk", New("pk", "").Text("sk"), "no secret, nothing to hide")
+}
+
+func TestTokenBoundaries(t *testing.T) {
+	t.Parallel()
+	f := New("pk", "abc")
+	for in, want := range map[string]string{
+		"xabc":        "xabc",
+		"abcx":        "abcx",
+		"_abc":        "_abc",
+		"abc-":        "abc-",
+		"abc.":        "[REDACTED].",
+		"k=abc&":      "k=[REDACTED]&",
+		"pk:abc":      "pk:[REDACTED]",
+		"a+abc":       "a+[REDACTED]",
+		"pk%3Aabc":    "pk%3A[REDACTED]",
+		`x\u003aabc`:  `x\u003a[REDACTED]`,
+		`x\nabc`:      `x\n[REDACTED]`,
+		`x\\nabc`:     `x\\nabc`,
+		`x\x1babc`:    `x\x1b[REDACTED]`,
+		"abc abc":     "[REDACTED] [REDACTED]",
+		"https://abc": "https://[REDACTED]",
+		"%61bc":       "%61bc", // letters are never matched escaped
+	} {
+		assert.Equal(t, want, f.Text(in), in)
+	}
+}
+
+func TestEscapesInAForm(t *testing.T) {
+	t.Parallel()
+	f := New("pk", "a%b c")
+	for in, want := range map[string]string{
+		"x a%b c y":           "x [REDACTED] y",
+		"x a%25b%20c y":       "x [REDACTED] y",
+		"x a%25b+c y":         "x [REDACTED] y",
+		`x a\u0025b\u0020c y`: "x [REDACTED] y",
+		"x a%2":               "x a%2",
+	} {
+		assert.Equal(t, want, f.Text(in), in)
+	}
+	u := New("pk", "é/ü")
+	assert.Equal(t, "[REDACTED]", u.Text(`\u00e9\/\u00fc`))
+	assert.Equal(t, "[REDACTED]", u.Text(url.QueryEscape("é/ü")))
+	assert.Equal(t, `\ud800`, u.Text(`\ud800`))
+}
+
+func TestOverlappingFormsOneMark(t *testing.T) {
+	t.Parallel()
+	// The header holds the pair: one mark, not two.
+	f := New(pub, secret)
+	assert.Equal(t, "got [REDACTED].", f.Text("got "+BasicAuth(pub, secret)+"."))
+}
+
+func TestAuthorization(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "Basic [REDACTED]", Authorization(BasicAuth("a", "b")))
+	assert.Equal(t, "Bearer [REDACTED]", Authorization(" Bearer xyz "))
+	assert.Equal(t, Mark, Authorization("opaque"))
+	assert.Equal(t, Mark, Authorization(""))
+}
+
+func TestHeader(t *testing.T) {
+	t.Parallel()
+	f := New(pub, secret)
+	h := http.Header{
+		"Authorization":       {BasicAuth(pub, secret)},
+		"Proxy-Authorization": {"Basic zzz"},
+		"X-Echo":              {"k=" + secret, "clean"},
+	}
+	got := f.Header(h)
+	assert.Equal(t, http.Header{
+		"Authorization":       {"Basic [REDACTED]"},
+		"Proxy-Authorization": {"Basic [REDACTED]"},
+		"X-Echo":              {"k=[REDACTED]", "clean"},
+	}, got)
+	assert.Equal(t, BasicAuth(pub, secret), h.Get("Authorization"), "the input is not changed")
+}
+
+func TestWriter(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := New(pub, secret).Writer(&buf)
+	n, err := fmt.Fprintf(w, "secret %s\n", secret)
+	require.NoError(t, err)
+	assert.Equal(t, len("secret "+secret+"\n"), n)
+	assert.Equal(t, "secret [REDACTED]\n", buf.String())
+	_, err = New(pub, secret).Writer(failWriter{}).Write([]byte("x"))
+	assert.Error(t, err)
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("closed") }
+
+func TestFilterNeverPrintsItsForms(t *testing.T) {
+	t.Parallel()
+	f := New(pub, secret)
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("x", "f", f)
+	j, err := json.Marshal(struct{ F *Filter }{f})
+	require.NoError(t, err)
+	for _, s := range []string{fmt.Sprint(f), fmt.Sprintf("%+v", f), fmt.Sprintf("%#v", f), fmt.Sprintf("%s", f), logs.String(), string(j)} {
+		assert.NotContains(t, s, "sk_live")
+		assert.Contains(t, s, "redact.Filter")
+	}
+}
+
+func TestAnchors(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "abcd", longestAlnumRun("ab/abcd+x"))
+	assert.Equal(t, "", longestAlnumRun("/+="))
+	assert.Equal(t, []string{"ab"}, anchors([]form{{text: "xxabyy"}, {text: "ab"}}))
+	assert.Equal(t, []string{""}, anchors([]form{{text: "::"}, {text: "ab"}}))
+	f := New("pk", "sk_live_1234567890")
+	assert.Len(t, f.s.anchors, 2, "the pair's four encodings share one anchor; the secret has its own")
+}
+
+// FuzzBytes: the filter never breaks JSON, never changes text in which it
+// finds nothing, and leaves no form as a token behind.
+func FuzzBytes(f *testing.F) {
+	f.Add("a", `{"status":true,"msg":"a b"}`)
+	f.Add("status", `{"status":true,"statusCode":"200"}`)
+	f.Add("sk_live_???>", "you sent sk_live_???\\u003e")
+	f.Add("x/y", `{"a":"x\/y","b":[1,"x%2Fy"]}`)
+	f.Add("%", "%25%")
+	f.Fuzz(func(t *testing.T, sk, text string) {
+		if sk == "" {
+			return
+		}
+		fl := New("pk", sk)
+		if fl.find(Mark, false) != nil {
+			return // a secret found in the mark itself: not a fixed point
+		}
+		in := []byte(text)
+		out := fl.Bytes(in)
+		if json.Valid(in) {
+			if !json.Valid(out) {
+				t.Fatalf("valid JSON became invalid: %q -> %q", in, out)
+			}
+		} else if fl.find(text, false) == nil && !bytes.Equal(in, out) {
+			t.Fatalf("nothing found but the text changed: %q -> %q", in, out)
+		}
+		if !json.Valid(in) {
+			for _, sp := range fl.find(string(out), false) {
+				if !touchesMark(string(out), sp) {
+					t.Fatalf("a form left behind: %q -> %q at %v", in, out, sp)
+				}
+			}
+		}
+		if fl.Text(text) == text && !json.Valid(in) && !bytes.Equal(in, out) {
+			t.Fatalf("Text and Bytes disagree on %q", in)
+		}
+	})
+}
+
+// touchesMark reports whether sp lies in or next to a Mark: a form found
+// only because a mark now stands beside it, not one the filter missed.
+func touchesMark(s string, sp span) bool {
+	return strings.HasSuffix(s[:sp.start], Mark) || strings.HasPrefix(s[sp.end:], Mark) ||
+		strings.Contains(s[max(0, sp.start-len(Mark)):min(len(s), sp.end+len(Mark))], Mark)
+}
