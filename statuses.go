@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/upicollect/upicollect-go/internal/wire"
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // BatchOption configures CheckPaymentStatuses.
@@ -139,5 +139,5 @@ func namedOrderError(orderID string, err error) error {
 		cp.OrderID = orderID
 		return &cp
 	}
-	return &APIError{Op: wire.OpCheckPaymentStatus, OrderID: orderID, detail: "order " + strconv.Quote(orderID), cause: err}
+	return &APIError{Op: vocab.OpCheckPaymentStatus, OrderID: orderID, detail: "order " + strconv.Quote(orderID), cause: err}
 }
