@@ -271,7 +271,7 @@ func TestGoldenHuman(t *testing.T) {
 	golden(t, "link.txt", n, r.stdout)
 	r = cli(t, nil, "", "version")
 	require.Equal(t, exitOK, r.code, r.output())
-	assert.Regexp(t, `^upicollect \S+ \(go\S+ \S+/\S+\)\n$`, r.stdout)
+	assert.Regexp(t, `^upicollect \S+ \(go\S+ \S+/\S+(, commit [0-9a-f]+(-dirty)?)?\)\n$`, r.stdout)
 	r = cli(t, env, "", intentArgs("cli-dry-1", "--dry-run")...)
 	require.Equal(t, exitOK, r.code, r.output())
 	golden(t, "dry_run_intent.txt", n, r.stdout)

@@ -13,12 +13,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	upicollect "github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -359,4 +362,24 @@ func TestSandboxPassThrough(t *testing.T) {
 // basicPair is the Authorization value made from the keys.
 func basicPair(public, secret string) string {
 	return base64.StdEncoding.EncodeToString([]byte(public + ":" + secret))
+}
+
+// TestVersionBinaryCommit: the binary prints the SDK's version, the Go
+// version and, when its build info records one (a build in a clone; not
+// with -buildvcs=false or in a git worktree), the commit.
+func TestVersionBinaryCommit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	defer cancel()
+	bin := binary(t)
+	out, err := exec.CommandContext(ctx, bin, "version").Output()
+	require.NoError(t, err)
+	info, err := exec.CommandContext(ctx, "go", "version", "-m", bin).Output()
+	require.NoError(t, err)
+	commit := ""
+	if m := regexp.MustCompile(`(?m)^\s*build\s+vcs\.revision=(\S+)$`).FindSubmatch(info); m != nil {
+		commit = ", commit " + string(m[1]) + `(-dirty)?`
+	}
+	t.Logf("build info commit: %q", commit)
+	assert.Regexp(t, `^upicollect `+regexp.QuoteMeta(upicollect.Version)+` \(`+regexp.QuoteMeta(runtime.Version())+
+		` \S+/\S+`+commit+`\)\n$`, string(out))
 }

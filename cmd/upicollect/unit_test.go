@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -287,4 +288,31 @@ func TestQRSummary(t *testing.T) {
 	assert.Equal(t, short, qrSummary(short))
 	long := strings.Repeat("a", 121)
 	assert.Equal(t, strings.Repeat("a", 60)+"… (121 bytes)", qrSummary(long))
+}
+
+func TestBuildCommit(t *testing.T) {
+	bi := func(kv ...string) *debug.BuildInfo {
+		b := &debug.BuildInfo{}
+		for i := 0; i < len(kv); i += 2 {
+			b.Settings = append(b.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return b
+	}
+	assert.Equal(t, "", buildCommit(nil, false))
+	assert.Equal(t, "", buildCommit(bi("vcs.modified", "true"), true), "no revision, no commit")
+	assert.Equal(t, "abc123", buildCommit(bi("vcs", "git", "vcs.revision", "abc123", "vcs.modified", "false"), true))
+	assert.Equal(t, "abc123-dirty", buildCommit(bi("vcs.revision", "abc123", "vcs.modified", "true"), true))
+	assert.Equal(t, "upicollect 0.1.0 (go1.23.4 linux/amd64, commit abc123)",
+		versionLine(versionJSON{Version: "0.1.0", GoVersion: "go1.23.4", Platform: "linux/amd64", Commit: "abc123"}))
+	assert.Equal(t, "upicollect 0.1.0 (go1.23.4 linux/amd64)",
+		versionLine(versionJSON{Version: "0.1.0", GoVersion: "go1.23.4", Platform: "linux/amd64"}))
+}
+
+// TestVersionOneSource: the CLI's version is the SDK's, and the binary
+// built from a clone names its commit.
+func TestVersionOneSource(t *testing.T) {
+	r := cli(t, nil, "", "version", "--json")
+	require.Equal(t, exitOK, r.code, r.output())
+	assert.Contains(t, r.stdout, `"version":"`+upicollect.Version+`"`)
+	assert.Equal(t, upicollect.Version, cliVersion())
 }
