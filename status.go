@@ -15,6 +15,13 @@ type PaymentStatus struct {
 	TxnStatus TxnStatus // PENDING for an order the service does not know (yet)
 	Amount    Money     // the paid amount; 0 when the answer has none
 	UTR       string    // the bank's transaction reference, once paid
+	// NotFound says the service answered that it does not know the order
+	// (yet): one of its not-found shapes, with TxnStatus PENDING. The live
+	// service answers so both for an order id it never saw (a typo, a
+	// create that never arrived) and for an order nobody has started to pay
+	// yet, so one such answer proves neither; WithUnknownOrderTimeout bounds
+	// how long a wait accepts it.
+	NotFound bool
 	// VPA and TransactionID are sent by one live shape of the answer only.
 	VPA           string
 	TransactionID string
@@ -31,7 +38,8 @@ func (s *PaymentStatus) Paid() bool { return s != nil && s.TxnStatus == TxnSucce
 // API: POST /v1/payments/checkPaymentStatus
 //
 // An order the service does not know, in either of its not-found shapes, is
-// not an error: the result says TxnPending with the service's message. FAIL,
+// not an error: the result says TxnPending and NotFound, with the service's
+// message. FAIL,
 // REJECT and unknown states are results too (unknown values kept verbatim).
 // An answer naming another order, or a SUCCESS without a positive amount,
 // is ErrUnexpectedResponse; a refusal without a state is an *APIError, never
@@ -89,10 +97,18 @@ func readStatus(orderID string, a answer) (*PaymentStatus, error) {
 	default:
 		return nil, errNoState
 	}
+	st.NotFound = notFoundAnswer(env, st.TxnStatus)
 	if st.TxnStatus == TxnSuccess && st.Amount <= 0 {
 		return nil, errNoAmount
 	}
 	return st, nil
+}
+
+// notFoundAnswer reports whether a status answer read as txn is one of the
+// service's not-found shapes: status false and no data, with PENDING
+// (the document's) or no state at all (the 404 shape, read as PENDING).
+func notFoundAnswer(env *wire.Envelope, txn TxnStatus) bool {
+	return !env.Status && env.Data == nil && txn == TxnPending
 }
 
 var (

@@ -83,6 +83,15 @@ func NewOrderID() string {
 	return "ord_" + strings.TrimRight(orderIDEncoding.EncodeToString(b[:]), "=")
 }
 
+// orderIDOrNew is the order id a create sends: the caller's, or a new one,
+// so that every create is keyed (retried safely) and names its order.
+func orderIDOrNew(id string) string {
+	if id != "" {
+		return id
+	}
+	return NewOrderID()
+}
+
 // Customer is the payer as the merchant knows them. All three fields are
 // required by every create operation.
 type Customer struct {

@@ -18,6 +18,7 @@ type waitSettings struct {
 	minDelay, maxDelay time.Duration
 	maxWait            time.Duration
 	onPoll             func(*PaymentStatus)
+	unknownTimeout     time.Duration // WithUnknownOrderTimeout; 0: none
 }
 
 // Polling defaults: the service documents no webhooks, and its own Android
@@ -100,6 +101,7 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 	ctx, cancel := context.WithDeadline(ctx, c.clock.Now().Add(w.maxWait))
 	defer cancel()
 	var last *PaymentStatus
+	unknown := unknownOrderWatch{timeout: w.unknownTimeout, start: c.clock.Now()}
 	for n := 1; ; n++ {
 		st, err := c.CheckPaymentStatus(ctx, orderID)
 		switch {
@@ -111,6 +113,9 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 			if st.TxnStatus.Terminal() {
 				return st, nil
 			}
+			if unknown.expired(st, c.clock.Now()) {
+				return st, unknownOrderError(st, w.unknownTimeout)
+			}
 		case ctx.Err() != nil:
 			return last, waitErr(orderID, last, ctx.Err())
 		case !pollAgain(err):
@@ -119,7 +124,8 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 			c.logger.LogAttrs(ctx, slog.LevelWarn, "upicollect: poll failed, polling on",
 				slog.String("order_id", orderID), slog.String("error", err.Error()))
 		}
-		if err := c.clock.Sleep(ctx, retry.PollDelay(n, w.minDelay, w.maxDelay, c.rand)); err != nil {
+		delay := unknown.clip(retry.PollDelay(n, w.minDelay, w.maxDelay, c.rand), c.clock.Now())
+		if err := c.clock.Sleep(ctx, delay); err != nil {
 			return last, waitErr(orderID, last, err)
 		}
 	}
