@@ -297,7 +297,7 @@ func TestOrderList(t *testing.T) {
 		t.Fatalf("CreatePaymentLink: %v", err)
 	}
 	for id, result := range map[string]string{ids[0]: sandbox.StatusSuccess, ids[1]: sandbox.StatusFail, long: sandbox.StatusReject} {
-		if _, err := s.Settle(id, result, ""); err != nil {
+		if _, err := s.SettleWith(id, sandbox.Settlement{Result: result}); err != nil {
 			t.Fatalf("Settle(%s, %s): %v", id, result, err)
 		}
 	}

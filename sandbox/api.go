@@ -63,7 +63,7 @@ func (s *Service) process(w http.ResponseWriter, r *http.Request, req *request) 
 	}
 	fields := knownFields(req.op, req.form.vals)
 	if req.op == OpCheckPaymentStatus {
-		o, ok := s.store.get(fields["order_id"])
+		o, ok := s.Order(fields["order_id"])
 		var found *Order
 		if ok {
 			found = &o

@@ -89,7 +89,7 @@ func settledStatus(t *testing.T, s *Server, result string) answer {
 	t.Helper()
 	a := call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "shop-3003"))
 	require.Equal(t, 200, a.code, "%s", a.body)
-	_, err := s.Settle("shop-3003", result, "")
+	_, err := s.SettleWith("shop-3003", Settlement{Result: result})
 	require.NoError(t, err)
 	return call(t, s, OpCheckPaymentStatus, statusForm(s, "shop-3003"))
 }
@@ -335,13 +335,13 @@ func TestSettleRules(t *testing.T) {
 	for _, id := range []string{"i1", "i2", "i3"} {
 		require.Equal(t, 200, call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", id)).code)
 	}
-	_, err := s.Settle("i1", "MAYBE", "")
+	_, err := s.SettleWith("i1", Settlement{Result: "MAYBE"})
 	assert.ErrorIs(t, err, ErrInvalidResult)
-	_, err = s.Settle("i1", StatusSuccess, "not a utr!")
+	_, err = s.SettleWith("i1", Settlement{Result: StatusSuccess, UTR: "not a utr!"})
 	assert.ErrorIs(t, err, ErrInvalidUTR)
-	_, err = s.Settle("nope", StatusSuccess, "")
+	_, err = s.SettleWith("nope", Settlement{Result: StatusSuccess})
 	assert.ErrorIs(t, err, ErrOrderNotFound)
-	o, err := s.Settle("i1", StatusSuccess, "AXIS0001")
+	o, err := s.SettleWith("i1", Settlement{Result: StatusSuccess, UTR: "AXIS0001"})
 	require.NoError(t, err)
 	assert.Equal(t, "AXIS0001", o.UTR)
 	assert.Equal(t, t0, o.SettledAt)
@@ -351,7 +351,7 @@ func TestSettleRules(t *testing.T) {
 	clock.Advance(time.Minute + time.Second)
 	_, err = s.Pay("i2")
 	assert.ErrorIs(t, err, ErrIntentExpired)
-	o, err = s.Settle("i2", StatusReject, "")
+	o, err = s.SettleWith("i2", Settlement{Result: StatusReject})
 	require.NoError(t, err, "an expired intent can still be rejected")
 	assert.Empty(t, o.UTR)
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
@@ -26,10 +27,12 @@ func (s *Service) serveOrder(w http.ResponseWriter, r *http.Request) {
 }
 
 // servePay answers POST /sandbox/orders/{id}/pay: form result (SUCCESS,
-// FAIL or REJECT; required), optional utr and optional amount (the paid
-// amount in rupees, "1.08", for the status check). With return=page (the
-// hosted page's buttons) it answers 303: an intent to its redirect_url
-// exactly as given, other orders back to their page.
+// FAIL or REJECT; required), optional utr, optional amount (the paid
+// amount in rupees, "1.08", for the status check) and optional after (a
+// Go duration: schedule the result that much sandbox time later, as
+// Settle does, and answer 202). With return=page (the hosted page's
+// buttons) it answers 303: an intent to its redirect_url exactly as
+// given, other orders back to their page.
 func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request) {
 	if !sameOrigin(r) {
 		writeValue(w, http.StatusForbidden, controlError{"cross-site requests may not settle orders"})
@@ -50,7 +53,18 @@ func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request)
 		}
 		set.PaidPaise = p
 	}
-	o, err := s.SettleWith(id, set)
+	code, o, err := http.StatusOK, Order{}, error(nil)
+	if a, ok := f["after"]; ok {
+		d, perr := time.ParseDuration(a)
+		if perr != nil || d < 0 {
+			writeValue(w, http.StatusBadRequest, controlError{`after must be a duration such as "90s" or "2h", not negative`})
+			return
+		}
+		code = http.StatusAccepted
+		o, err = s.schedule(id, set, s.now().Add(d))
+	} else {
+		o, err = s.SettleWith(id, set)
+	}
 	if err != nil {
 		code := settleErrorStatus(err)
 		if f["return"] == "page" && code != http.StatusNotFound {
@@ -64,7 +78,7 @@ func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request)
 		http.Redirect(w, r, afterPayURL(o), http.StatusSeeOther)
 		return
 	}
-	writeValue(w, http.StatusOK, o)
+	writeValue(w, code, o)
 }
 
 // settleErrorStatus is the HTTP status of a SettleWith error.
@@ -88,6 +102,19 @@ func afterPayURL(o Order) string {
 		return pagePrefix + url.PathEscape(o.OrderID)
 	}
 	return o.RedirectURL
+}
+
+// clockFormat is RFC 3339 with all nine digits of nanoseconds, so that a
+// reader loses nothing and every answer has one length.
+const clockFormat = "2006-01-02T15:04:05.000000000Z07:00"
+
+// serveClock answers GET /sandbox/clock with the sandbox's current time
+// (WithClock's), so that a sweeper in another process steps at sandbox
+// time.
+func (s *Service) serveClock(w http.ResponseWriter, _ *http.Request) {
+	writeValue(w, http.StatusOK, struct {
+		Now string `json:"now"`
+	}{s.now().Format(clockFormat)})
 }
 
 // serveVariants answers GET /sandbox/variants: every variant and its state.

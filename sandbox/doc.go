@@ -81,14 +81,29 @@
 // with amount a JSON number in rupees (499, or 1.08 after SettleWith with
 // PaidPaise 108), never through a float.
 //
-// # Orders
+// # Orders and sandbox time
 //
-// Orders start PENDING and move once to SUCCESS, FAIL or REJECT; terminal
-// states are final (ErrOrderSettled). An intent cannot be paid after its
-// expiry (ErrIntentExpired) but can still fail or be rejected. Settle them
-// from Go with Pay and Settle, over HTTP with the pay endpoint, or by hand
-// on the hosted page. WithClock and WithSeed make times, ids, keys and UTRs
-// reproducible.
+// Orders start PENDING. The payer's choice at the checkout (Pay,
+// SettleWith, the pay endpoint, the hosted page's buttons) moves a
+// PENDING order to SUCCESS, FAIL or REJECT at once, and a final state
+// stays final for the payer (ErrOrderSettled). An intent cannot be paid
+// after its expiry (ErrIntentExpired) but can still fail or be rejected.
+//
+// The bank's outcome may come later, and may change: Settle(id, result,
+// at) schedules a state change at sandbox time at, and the pay endpoint's
+// after does the same from HTTP. A FAIL or REJECT may later become
+// SUCCESS, as a bank's late authorisation does (a large Indian gateway
+// keeps polling for three days for it); SUCCESS is final. Until its time
+// a change is listed in Order.Scheduled, by GET /sandbox/orders and on the
+// hosted pages; from its time on, every read (the status check, Order,
+// Orders, the pages) reports it, with SettledAt set to its time, not the
+// time it was first read.
+//
+// Sandbox time is WithClock's clock. Nothing in the sandbox waits on it:
+// a test that advances a hand-moved clock walks 72 hours of late outcomes
+// in well under a second, and a process elsewhere reads the sandbox's time
+// from GET /sandbox/clock to step at it. WithSeed makes ids, keys and
+// UTRs reproducible.
 //
 // # Hosted pages, QR codes and control endpoints
 //
@@ -99,16 +114,21 @@
 //	GET    /sandbox/qr/{order_id}.png     QR code (PNG) of the order's upi://pay link
 //	GET    /sandbox/orders                every order, oldest first (JSON array of Order)
 //	GET    /sandbox/orders/{order_id}     one order (JSON; 404 {"error":…})
-//	POST   /sandbox/orders/{order_id}/pay settle: form result=SUCCESS|FAIL|REJECT (required), optional utr
-//	                                      and amount (paid rupees, "1.08", reported by the status check)
+//	POST   /sandbox/orders/{order_id}/pay settle: form result=SUCCESS|FAIL|REJECT (required), optional utr,
+//	                                      amount (paid rupees, "1.08", reported by the status check) and
+//	                                      after (a Go duration, "90s", "26h": schedule it as Settle does)
+//	GET    /sandbox/clock                 the sandbox's time: {"now":"2025-01-15T10:00:00.000000000Z"}
+//	                                      (RFC 3339 with nanoseconds)
 //	GET    /sandbox/variants              every variant with its state (JSON array of Variant)
 //	POST   /sandbox/variants              JSON {"enable":[names…],"disable":[names…]}; answers the new list
 //	POST   /sandbox/faults                JSON fault (below); answers 201 {"queued":n}
 //	DELETE /sandbox/faults                drop every queued fault; answers 204
 //
-// The pay endpoint answers 200 with the order as JSON; 400 for a missing or
-// bad result, utr or amount, 404 for an unknown order, 409 for a settled
-// one, 410 for an expired intent, each with {"error":"…"}. With return=page
+// The pay endpoint answers 200 with the order as JSON (202 when after
+// scheduled the change); 400 for a missing or bad result, utr, amount or
+// after, 404 for an unknown order, 409 for a settled one (or a scheduled
+// change its states do not allow), 410 for an expired intent, each with
+// {"error":"…"}. With return=page
 // in the form (what the page's Pay, Fail and Reject buttons send) it
 // answers 303: for an intent to its redirect_url exactly as the merchant
 // gave it (nothing is added, as live adds nothing: put your own reference

@@ -46,13 +46,15 @@ type orderPage struct {
 	PayAction   string
 	Problem     string // why the last button press changed nothing
 	ReturnURL   string
-	Settled     string // settlement time in India time
+	Settled     string   // settlement time in India time
+	Scheduled   []string // changes to come, in words: "SUCCESS at 2025-01-15 20:30:00 IST"
 }
 
 // indexRow is one order in the order list.
 type indexRow struct {
 	OrderID, Kind, Amount, Status, Page string
 	Expired                             bool
+	Scheduled                           []string // changes to come, in words
 }
 
 // outcomes says in words what each final status means for the payer.
@@ -70,7 +72,7 @@ func (s *Service) serveIndex(w http.ResponseWriter, r *http.Request) {
 	for i, o := range orders {
 		rows[i] = indexRow{
 			OrderID: o.OrderID, Kind: o.Kind, Amount: formatINR(o.AmountPaise), Status: o.Status,
-			Page: pagePath(o.OrderID), Expired: expired(&o, now),
+			Page: pagePath(o.OrderID), Expired: expired(&o, now), Scheduled: scheduledText(o.Scheduled),
 		}
 	}
 	s.render(w, r, http.StatusOK, "index.html", struct {
@@ -122,8 +124,10 @@ func (s *Service) orderPage(o *Order, problem error) orderPage {
 		UPILink:     template.URL("upi://pay?" + s.upiQuery(o)),
 		PayAction:   ordersPath + "/" + url.PathEscape(o.OrderID) + "/pay",
 		Problem:     problemText(problem),
+		Scheduled:   scheduledText(o.Scheduled),
 	}
-	d.Payable = o.Status == StatusPending && !d.Expired
+	// A payment the bank has yet to answer is not offered again.
+	d.Payable = o.Status == StatusPending && !d.Expired && len(o.Scheduled) == 0
 	if !o.ExpiresAt.IsZero() {
 		d.Expires = indiaDateTime(o.ExpiresAt)
 	}
@@ -140,10 +144,19 @@ func (s *Service) orderPage(o *Order, problem error) orderPage {
 	return d
 }
 
-// expired reports whether o is an unpaid intent past its expiry: the
-// payer can no longer pay it.
+// expired reports whether o is an unpaid intent past its expiry with no
+// bank outcome to come: the payer can no longer pay it.
 func expired(o *Order, now time.Time) bool {
-	return o.Status == StatusPending && !o.ExpiresAt.IsZero() && now.After(o.ExpiresAt)
+	return o.Status == StatusPending && len(o.Scheduled) == 0 && expiredAt(o, now)
+}
+
+// scheduledText says each coming change in words, in India time.
+func scheduledText(cs []ScheduledChange) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Result+" at "+indiaDateTime(c.At))
+	}
+	return out
 }
 
 // indiaDateTime writes t as the payer reads it: "2025-01-15 15:35:00 IST".

@@ -14,6 +14,7 @@ const (
 	ordersPath   = "/sandbox/orders"
 	variantsPath = "/sandbox/variants"
 	faultsPath   = "/sandbox/faults"
+	clockPath    = "/sandbox/clock"
 )
 
 // handlerFunc serves one route; req is what ServeHTTP read of the request.
@@ -42,6 +43,7 @@ func (s *Service) routeTable() []route {
 		{"GET", seg(ordersPath), false, true, page(s.serveOrders)},
 		{"GET", seg(ordersPath + "/{id}"), false, true, page(s.serveOrder)},
 		{"POST", seg(ordersPath + "/{id}/pay"), false, true, s.servePay},
+		{"GET", seg(clockPath), false, true, page(s.serveClock)},
 		{"GET", seg(variantsPath), false, true, page(s.serveVariants)},
 		{"POST", seg(variantsPath), false, true, s.switchVariants},
 		{"POST", seg(faultsPath), false, true, s.addFault},

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	mrand "math/rand/v2"
+
+	upicollect "github.com/upicollect/upicollect-go"
 )
 
 // Service is the fake payment service as an http.Handler: the API, the
@@ -142,21 +144,11 @@ func (s *Service) baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// Pay settles a PENDING order as SUCCESS with a generated 12-digit UTR and
-// returns the UTR.
+// Pay settles a PENDING order as SUCCESS now, with a generated 12-digit
+// UTR, and returns the UTR: the payer paying at the checkout.
 func (s *Service) Pay(orderID string) (utr string, err error) {
-	o, err := s.Settle(orderID, StatusSuccess, "")
+	o, err := s.SettleWith(orderID, Settlement{Result: StatusSuccess})
 	return o.UTR, err
-}
-
-// Settle moves a PENDING order to result (StatusSuccess, StatusFail or
-// StatusReject). utr is the bank reference to report; empty means a
-// generated one for SUCCESS and none otherwise. It fails with
-// ErrOrderNotFound, ErrOrderSettled (terminal states are final),
-// ErrInvalidResult, ErrInvalidUTR, or ErrIntentExpired (paying an intent
-// after its expiry).
-func (s *Service) Settle(orderID, result, utr string) (Order, error) {
-	return s.SettleWith(orderID, Settlement{Result: result, UTR: utr})
 }
 
 // Settlement says how SettleWith ends an order.
@@ -169,17 +161,53 @@ type Settlement struct {
 	PaidPaise int64
 }
 
-// SettleWith is Settle with every detail; it also fails with
-// ErrInvalidAmount for a PaidPaise out of range.
+// SettleWith moves a PENDING order to st.Result now, as the payer's
+// choice at the checkout does. It fails with ErrOrderNotFound,
+// ErrOrderSettled (a final state stays final here; only Settle's bank
+// outcome may turn FAIL or REJECT into SUCCESS), ErrInvalidResult,
+// ErrInvalidUTR, ErrInvalidAmount (PaidPaise out of range) or
+// ErrIntentExpired (paying an intent after its expiry).
 func (s *Service) SettleWith(orderID string, st Settlement) (Order, error) {
 	return s.store.settle(orderID, st, s.now(), s.newUTR)
 }
 
+// Settle schedules the bank's outcome result for the order at sandbox
+// time at (WithClock's clock; at not after now means now). From then on
+// the status check, Order, Orders and the hosted pages report it; before,
+// they show it under Order.Scheduled. A FAIL or REJECT may later become
+// SUCCESS, as a bank's late authorisation does, so a test can schedule
+// FAIL in a minute and SUCCESS in five hours; SUCCESS is final. A SUCCESS
+// gets a generated UTR. An intent's expiry bounds when the payer can
+// start paying, not when the bank answers: Settle refuses SUCCESS for an
+// intent that expired unpaid before now (ErrIntentExpired), not one
+// whose payment settles after its expiry.
+//
+// It fails with ErrOrderNotFound, ErrInvalidResult, ErrIntentExpired, or
+// ErrOrderSettled when the change does not fit the order's states up to
+// at (SUCCESS before it, or a change after it that would no longer be
+// allowed). HTTP: the pay endpoint with after.
+func (s *Service) Settle(orderID string, result upicollect.TxnStatus, at time.Time) error {
+	_, err := s.schedule(orderID, Settlement{Result: string(result)}, at)
+	return err
+}
+
+// schedule is Settle with every detail of a Settlement.
+func (s *Service) schedule(orderID string, st Settlement, at time.Time) (Order, error) {
+	if err := checkSettlement(st); err != nil {
+		return Order{}, err
+	}
+	if st.UTR == "" && st.Result == StatusSuccess {
+		st.UTR = s.newUTR() // now, so that a seed gives the same UTRs however often orders are read
+	}
+	c := ScheduledChange{Result: st.Result, At: at, UTR: st.UTR, PaidPaise: st.PaidPaise}
+	return s.store.schedule(orderID, c, s.now())
+}
+
 // Orders returns a snapshot of every order, oldest first.
-func (s *Service) Orders() []Order { return s.store.list() }
+func (s *Service) Orders() []Order { return s.store.list(s.now()) }
 
 // Order returns a snapshot of one order.
-func (s *Service) Order(id string) (Order, bool) { return s.store.get(id) }
+func (s *Service) Order(id string) (Order, bool) { return s.store.get(id, s.now()) }
 
 // OrderCount returns how many orders exist: the proof that a retried create
 // did not make a second one.

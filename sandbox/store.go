@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -63,7 +64,28 @@ type Order struct {
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"` // intents only
 	SettledAt time.Time `json:"settled_at"`
+	// Scheduled lists the changes still to come, earliest first (Settle,
+	// or the pay endpoint's after): a bank's outcome that the status check
+	// reports only from its time on.
+	Scheduled []ScheduledChange `json:"scheduled,omitempty"`
 	seq       uint64
+}
+
+// ScheduledChange is a state change the sandbox makes at a sandbox time
+// (WithClock's): what a bank reports later, such as a late authorisation
+// turning FAIL into SUCCESS.
+type ScheduledChange struct {
+	// Result is the state the order moves to: StatusSuccess, StatusFail or
+	// StatusReject.
+	Result string `json:"result"`
+	// At is the sandbox time the change takes effect; the order's
+	// SettledAt becomes At.
+	At time.Time `json:"at"`
+	// UTR is the bank reference the change reports (SUCCESS only).
+	UTR string `json:"utr,omitempty"`
+	// PaidPaise, if non-zero, is the paid amount the status check then
+	// reports (Settlement.PaidPaise).
+	PaidPaise int64 `json:"paid_paise,omitempty"`
 }
 
 // formatRupees writes paise as rupees with two decimals: 49900 -> "499.00".
@@ -107,31 +129,77 @@ func (st *store) add(o *Order) error {
 	return nil
 }
 
-// get returns a copy of the order with id.
-func (st *store) get(id string) (Order, bool) {
+// get returns a copy of the order with id as it stands at now.
+func (st *store) get(id string, now time.Time) (Order, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	o, ok := st.orders[id]
 	if !ok {
 		return Order{}, false
 	}
-	return *o, true
+	applyDue(o, now)
+	return o.snapshot(), true
+}
+
+// snapshot is a copy of o that shares nothing with it.
+func (o *Order) snapshot() Order {
+	c := *o
+	c.Scheduled = slices.Clone(o.Scheduled)
+	return c
 }
 
 // settle moves a PENDING order to st.Result. st.UTR is used when
 // non-empty; otherwise genUTR supplies one for SUCCESS.
 func (st *store) settle(id string, set Settlement, now time.Time, genUTR func() string) (Order, error) {
+	if err := checkSettlement(set); err != nil {
+		return Order{}, err
+	}
 	result, utr := set.Result, set.UTR
-	switch result {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	o, ok := st.orders[id]
+	if !ok {
+		return Order{}, ErrOrderNotFound
+	}
+	applyDue(o, now)
+	if o.Status != StatusPending {
+		return o.snapshot(), ErrOrderSettled
+	}
+	// An expired intent can still be failed or rejected, but not paid.
+	if result == StatusSuccess && expiredAt(o, now) {
+		return o.snapshot(), ErrIntentExpired
+	}
+	if utr == "" && result == StatusSuccess {
+		utr = genUTR()
+	}
+	apply(o, ScheduledChange{Result: result, At: now, UTR: utr, PaidPaise: set.PaidPaise})
+	return o.snapshot(), nil
+}
+
+// checkSettlement refuses a result, UTR or paid amount that cannot be.
+func checkSettlement(set Settlement) error {
+	switch set.Result {
 	case StatusSuccess, StatusFail, StatusReject:
 	default:
-		return Order{}, ErrInvalidResult
+		return ErrInvalidResult
 	}
-	if utr != "" && !validUTR(utr) {
-		return Order{}, ErrInvalidUTR
+	if set.UTR != "" && !validUTR(set.UTR) {
+		return ErrInvalidUTR
 	}
 	if set.PaidPaise < 0 || set.PaidPaise > maxPaise {
-		return Order{}, ErrInvalidAmount
+		return ErrInvalidAmount
+	}
+	return nil
+}
+
+// schedule adds c to the order's coming changes, refusing one that the
+// order's states up to then would not allow (ErrOrderSettled) and a
+// payment of an intent that expired unpaid before now (ErrIntentExpired:
+// the payer can no longer start it). A c.At not after now takes effect
+// at once, at now.
+func (st *store) schedule(id string, c ScheduledChange, now time.Time) (Order, error) {
+	if c.At.Before(now) {
+		c.At = now
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -139,29 +207,83 @@ func (st *store) settle(id string, set Settlement, now time.Time, genUTR func() 
 	if !ok {
 		return Order{}, ErrOrderNotFound
 	}
-	if o.Status != StatusPending {
-		return *o, ErrOrderSettled
+	applyDue(o, now)
+	// Stable: changes at one time apply in the order they were scheduled.
+	i := sort.Search(len(o.Scheduled), func(i int) bool { return o.Scheduled[i].At.After(c.At) })
+	plan := slices.Insert(slices.Clone(o.Scheduled), i, c)
+	state := o.Status
+	for j, p := range plan {
+		if j == i && p.Result == StatusSuccess && state == StatusPending && expiredAt(o, now) {
+			return o.snapshot(), ErrIntentExpired
+		}
+		if !allowedChange(state, p.Result) {
+			return o.snapshot(), ErrOrderSettled
+		}
+		state = p.Result
 	}
-	// An expired intent can still be failed or rejected, but not paid.
-	if result == StatusSuccess && !o.ExpiresAt.IsZero() && now.After(o.ExpiresAt) {
-		return *o, ErrIntentExpired
-	}
-	if utr == "" && result == StatusSuccess {
-		utr = genUTR()
-	}
-	o.Status, o.UTR, o.SettledAt, o.PaidPaise = result, utr, now, o.AmountPaise
-	if set.PaidPaise != 0 {
-		o.PaidPaise = set.PaidPaise
-	}
-	return *o, nil
+	o.Scheduled = plan
+	applyDue(o, now)
+	return o.snapshot(), nil
 }
 
-// list returns copies of all orders in creation order.
-func (st *store) list() []Order {
+// allowedChange reports whether an order may move from one state to
+// another: PENDING to any final state, and FAIL or REJECT to SUCCESS (a
+// bank's late authorisation). SUCCESS is final.
+func allowedChange(from, to string) bool {
+	switch from {
+	case StatusPending:
+		return to == StatusSuccess || to == StatusFail || to == StatusReject
+	case StatusFail, StatusReject:
+		return to == StatusSuccess
+	}
+	return false
+}
+
+// applyDue makes the scheduled changes whose time has come, in order. One
+// that is no longer allowed (the order was settled by hand since it was
+// scheduled) is dropped.
+func applyDue(o *Order, now time.Time) {
+	n := 0
+	for n < len(o.Scheduled) && !o.Scheduled[n].At.After(now) {
+		if c := o.Scheduled[n]; allowedChange(o.Status, c.Result) {
+			apply(o, c)
+		}
+		n++
+	}
+	if n > 0 {
+		o.Scheduled = slices.Delete(o.Scheduled, 0, n)
+		if len(o.Scheduled) == 0 {
+			o.Scheduled = nil
+		}
+	}
+}
+
+// apply moves o to c's state at c's time.
+func apply(o *Order, c ScheduledChange) {
+	o.Status, o.SettledAt = c.Result, c.At
+	if c.UTR != "" || c.Result == StatusSuccess {
+		o.UTR = c.UTR
+	}
+	if c.PaidPaise != 0 {
+		o.PaidPaise = c.PaidPaise
+	} else if o.PaidPaise == 0 {
+		o.PaidPaise = o.AmountPaise
+	}
+}
+
+// expiredAt reports whether o is an intent past its expiry at now.
+func expiredAt(o *Order, now time.Time) bool {
+	return !o.ExpiresAt.IsZero() && now.After(o.ExpiresAt)
+}
+
+// list returns copies of all orders as they stand at now, in creation
+// order.
+func (st *store) list(now time.Time) []Order {
 	st.mu.Lock()
 	out := make([]Order, 0, len(st.orders))
 	for _, o := range st.orders {
-		out = append(out, *o)
+		applyDue(o, now)
+		out = append(out, o.snapshot())
 	}
 	st.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })

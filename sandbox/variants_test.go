@@ -40,7 +40,7 @@ func TestVariantsGolden(t *testing.T) {
 			a := call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "v-1"))
 			require.Equal(t, 200, a.code)
 			if tt.result != "" {
-				_, err := s.Settle("v-1", tt.result, "")
+				_, err := s.SettleWith("v-1", Settlement{Result: tt.result})
 				require.NoError(t, err)
 			}
 			a = call(t, s, OpCheckPaymentStatus, statusForm(s, "v-1"))
@@ -138,7 +138,7 @@ var variantProbes = map[string]func(t *testing.T, s *Server) bool{
 func freshStatus(t *testing.T, s *Server, result string) map[string]any {
 	t.Helper()
 	id := call(t, s, OpCreatePaymentRequest, requestForm(s)).json(t)["data"].(map[string]any)["orderId"].(string)
-	_, err := s.Settle(id, result, "")
+	_, err := s.SettleWith(id, Settlement{Result: result})
 	require.NoError(t, err)
 	return call(t, s, OpCheckPaymentStatus, statusForm(s, id)).json(t)
 }
