@@ -21,13 +21,13 @@ type app struct {
 	getenv    func(string) string
 	stderrTTY bool // stderr is a terminal: the spinner may draw on it
 
-	secrets *secretSet // values never printed, filled once they are read
-	json    bool       // --json on the command that ran
-	ran     bool       // a command's own code started; errors before it are usage errors
+	secrets *secrets // credentials never printed, set once they are read
+	json    bool     // --json on the command that ran
+	ran     bool     // a command's own code started; errors before it are usage errors
 }
 
 func newApp(ctx context.Context, stdin io.Reader, getenv func(string) string, stdout, stderr io.Writer) *app {
-	s := &secretSet{}
+	s := &secrets{}
 	return &app{
 		ctx:       ctx,
 		stdin:     stdin,

@@ -48,7 +48,7 @@ func addCredFlags(cmd *cobra.Command, cf *credFlags, defaults string) {
 // neither sets stays empty.
 func (a *app) credentials(cf *credFlags) (upicollect.Credentials, error) {
 	if cf.secretKey != "" {
-		a.secrets.add(cf.secretKey)
+		a.secrets.set(upicollect.Credentials{PublicKey: a.pick(cf.publicKey, envPublicKey), SecretKey: cf.secretKey})
 		return upicollect.Credentials{}, usageError(errors.New(
 			"--secret-key is not accepted: flags show in ps and shell history; set " +
 				envSecretKey + " or use --secret-file FILE"))
@@ -131,7 +131,7 @@ func (a *app) connection(cf *connFlags) (string, upicollect.Credentials, error) 
 	if err != nil {
 		return "", creds, err
 	}
-	a.secrets.addCredentials(creds)
+	a.secrets.set(creds)
 	base := a.pick(cf.baseURL, envBaseURL)
 	var missing []string
 	for _, m := range []struct{ val, name string }{

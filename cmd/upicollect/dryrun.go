@@ -50,15 +50,15 @@ func (a *app) reportDryRun(d *dryRun, err error) error {
 		}
 		return err
 	}
+	// Authorization shows its scheme only; a credential anywhere else (a
+	// value pasted where a note goes) is masked as everywhere else.
+	filter := a.secrets.current()
 	headers := map[string]string{}
-	for k, v := range d.req.Header {
+	for k, v := range filter.Header(d.req.Header) {
 		headers[k] = strings.Join(v, ", ")
 	}
-	if auth, ok := headers["Authorization"]; ok {
-		scheme, _, _ := strings.Cut(auth, " ")
-		headers["Authorization"] = scheme + " " + redacted
-	}
-	form, _ := url.ParseQuery(string(d.body))
+	body := filter.Text(string(d.body))
+	form, _ := url.ParseQuery(body)
 	if a.json {
 		fj := map[string]string{}
 		for k, v := range form {
@@ -71,7 +71,7 @@ func (a *app) reportDryRun(d *dryRun, err error) error {
 	for _, k := range sortedKeys(headers) {
 		fmt.Fprintf(&b, "%s: %s\n", k, headers[k])
 	}
-	fmt.Fprintf(&b, "\n%s\n\n(dry run: nothing sent)\n", d.body)
+	fmt.Fprintf(&b, "\n%s\n\n(dry run: nothing sent)\n", body)
 	_, werr := io.WriteString(a.stdout, b.String())
 	return werr
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/internal/redact"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -230,7 +231,7 @@ func TestSecretNeverPrinted(t *testing.T) {
 		r := cli(t, withBase(env, echo), "", args...)
 		assert.NotEqual(t, exitOK, r.code)
 		assertNoSecret(t, r, creds.PublicKey, creds.SecretKey, args)
-		assert.Contains(t, r.output(), redacted, "the echoed secret was replaced")
+		assert.Contains(t, r.output(), redact.Mark, "the echoed secret was replaced")
 	}
 }
 
@@ -382,4 +383,27 @@ func TestVersionBinaryCommit(t *testing.T) {
 	t.Logf("build info commit: %q", commit)
 	assert.Regexp(t, `^upicollect `+regexp.QuoteMeta(upicollect.Version)+` \(`+regexp.QuoteMeta(runtime.Version())+
 		` \S+/\S+`+commit+`\)\n$`, string(out))
+}
+
+// TestShortSecretKeepsOutput: the CLI's output goes through the SDK's one
+// redaction list (internal/redact), which finds credentials as whole
+// tokens: a one-letter or common-word secret leaves text that merely
+// contains those letters alone, and the secret itself is still masked.
+func TestShortSecretKeepsOutput(t *testing.T) {
+	for _, secret := range []string{"a", "status", "Ord"} {
+		t.Run(secret, func(t *testing.T) {
+			env := []string{envBaseURL + "=http://127.0.0.1:8787", envMID + "=m", envPublicKey + "=pk", envSecretKey + "=" + secret}
+			r := cli(t, env, "", intentArgs("short-1", "--dry-run")...)
+			require.Equal(t, exitOK, r.code, r.output())
+			assert.Contains(t, r.stdout, "POST http://127.0.0.1:8787/v1/payments/createPaymentIntent\n")
+			assert.Contains(t, r.stdout, "Authorization: Basic [REDACTED]\n")
+			assert.Contains(t, r.stdout, "note=Order+42")
+			assert.Contains(t, r.stdout, "(dry run: nothing sent)")
+			assert.NotContains(t, r.stdout, basicPair("pk", secret))
+
+			r = cli(t, env, "", append([]string{"link", "--amount", "1", "--dry-run", "--note", "key " + secret}, customer[2:]...)...)
+			require.Equal(t, exitOK, r.code, r.output())
+			assert.Contains(t, r.stdout, "note=key+[REDACTED]", "the secret itself is masked in the body")
+		})
+	}
 }

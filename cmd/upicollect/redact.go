@@ -1,66 +1,47 @@
 package main
 
 import (
-	"bytes"
-	"encoding/base64"
 	"io"
 	"sync"
 
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
-const redacted = "[REDACTED]"
-
-// secretSet holds the values no output may carry: the secret key and the
-// Authorization value made from it. The SDK already keeps them out of its
-// errors; this is the last line of defence should a service echo one back.
-type secretSet struct {
-	mu   sync.Mutex
-	vals [][]byte
+// secrets holds the filter of the credentials a command read: what they
+// look like in every form is the SDK's one list (internal/redact). The SDK
+// already keeps them out of its errors and answers; this is the last line
+// of defence for everything the CLI prints.
+type secrets struct {
+	mu     sync.Mutex
+	filter *redact.Filter // nil until credentials are read: finds nothing
 }
 
-func (s *secretSet) add(v string) {
-	if v == "" {
-		return
-	}
+// set makes c's secret, and every Authorization form made from it, the
+// values no output may carry.
+func (s *secrets) set(c upicollect.Credentials) {
+	f := redact.New(c.PublicKey, c.SecretKey)
+	s.mu.Lock()
+	s.filter = f
+	s.mu.Unlock()
+}
+
+func (s *secrets) current() *redact.Filter {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.vals = append(s.vals, []byte(v))
+	return s.filter
 }
 
-// addCredentials adds the secret key and every form of the Basic
-// Authorization value that carries it.
-func (s *secretSet) addCredentials(c upicollect.Credentials) {
-	if c.SecretKey == "" {
-		return
-	}
-	s.add(c.SecretKey)
-	pair := c.PublicKey + ":" + c.SecretKey
-	s.add(base64.StdEncoding.EncodeToString([]byte(pair)))
-	s.add(base64.RawStdEncoding.EncodeToString([]byte(pair)))
-	s.add(base64.URLEncoding.EncodeToString([]byte(pair)))
-}
-
-func (s *secretSet) redact(p []byte) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, v := range s.vals {
-		if bytes.Contains(p, v) {
-			p = bytes.ReplaceAll(p, v, []byte(redacted))
-		}
-	}
-	return p
-}
-
-// redactWriter writes through to w with every secret replaced. Commands
-// write whole lines, so a secret is never split across two writes.
+// redactWriter writes through to w with every credential replaced by
+// redact.Mark. Commands write whole lines, so a secret is never split
+// across two writes.
 type redactWriter struct {
 	w       io.Writer
-	secrets *secretSet
+	secrets *secrets
 }
 
 func (r *redactWriter) Write(p []byte) (int, error) {
-	if _, err := r.w.Write(r.secrets.redact(p)); err != nil {
+	if _, err := r.w.Write(r.secrets.current().Bytes(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

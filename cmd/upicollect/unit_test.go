@@ -143,15 +143,16 @@ func TestWantsJSON(t *testing.T) {
 
 func TestRedactWriter(t *testing.T) {
 	var buf bytes.Buffer
-	s := &secretSet{}
+	s := &secrets{}
 	w := &redactWriter{w: &buf, secrets: s}
-	s.addCredentials(upicollect.Credentials{MID: "m", PublicKey: "pk_1", SecretKey: "sk_live_abc"})
-	s.add("")
+	_, err := w.Write([]byte("before any credentials sk_live_abc\n"))
+	require.NoError(t, err)
+	s.set(upicollect.Credentials{MID: "m", PublicKey: "pk_1", SecretKey: "sk_live_abc"})
 	msg := "key sk_live_abc auth " + basicPair("pk_1", "sk_live_abc") + " end"
 	n, err := w.Write([]byte(msg))
 	require.NoError(t, err)
 	assert.Equal(t, len(msg), n, "reports the caller's bytes as written")
-	assert.Equal(t, "key [REDACTED] auth [REDACTED] end", buf.String())
+	assert.Equal(t, "before any credentials sk_live_abc\nkey [REDACTED] auth [REDACTED] end", buf.String())
 
 	_, err = (&redactWriter{w: failWriter{}, secrets: s}).Write([]byte("x"))
 	assert.Error(t, err)
