@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -19,7 +20,8 @@ type app struct {
 	stdout    io.Writer // redacting: see secrets
 	stderr    io.Writer // redacting: see secrets
 	getenv    func(string) string
-	stderrTTY bool // stderr is a terminal: the spinner may draw on it
+	now       func() time.Time // the clock of progress rates; tests set their own
+	stderrTTY bool             // stderr is a terminal: the spinner may draw on it
 
 	secrets *secrets // credentials never printed, set once they are read
 	json    bool     // --json on the command that ran
@@ -34,6 +36,7 @@ func newApp(ctx context.Context, stdin io.Reader, getenv func(string) string, st
 		stdout:    &redactWriter{w: stdout, secrets: s},
 		stderr:    &redactWriter{w: stderr, secrets: s},
 		getenv:    getenv,
+		now:       time.Now,
 		stderrTTY: isTerminal(stderr),
 		secrets:   s,
 	}

@@ -24,21 +24,43 @@ func toStatusJSON(s *upicollect.PaymentStatus) statusJSON {
 }
 
 func (a *app) statusCmd() *cobra.Command {
-	var conn connFlags
+	var (
+		conn        connFlags
+		fromFile    string
+		concurrency int
+	)
 	cmd := &cobra.Command{
-		Use:   "status ORDER_ID",
+		Use:   "status ORDER_ID | --from-file FILE|-",
 		Short: "Check a payment's status once",
 		Long: `Check the status of an order once: PENDING, SUCCESS, FAIL or REJECT.
 An order the service does not know is PENDING. Exits 6 when the payment
-ended FAIL or REJECT, 0 otherwise: check txn_status for SUCCESS.`,
+ended FAIL or REJECT, 0 otherwise: check txn_status for SUCCESS.
+
+With --from-file, check every order listed in FILE (- for standard input),
+one order ID a line, --concurrency at a time, and print one JSON line per
+order as its check completes: its status, or {"order_id":…,"error":{…}}.
+On a terminal, stderr shows a progress bar with the count and the rate;
+on a pipe, nothing. Exits 0 when every order was checked, whatever its
+state; else with the exit code of the first order that could not be.`,
 		Example: `  upicollect status ORD20261122150405ABCD1234
-  upicollect status ORD20261122150405ABCD1234 --json | jq -r .txn_status`,
-		Args:              exactArgs("ORDER_ID"),
+  upicollect status ORD20261122150405ABCD1234 --json | jq -r .txn_status
+  upicollect status --from-file orders.txt > statuses.jsonl
+  cut -f1 orders.tsv | upicollect status --from-file - | jq -r 'select(.txn_status == "SUCCESS") | .order_id'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if fromFile != "" {
+				return usageArgs(cobra.NoArgs(cmd, args))
+			}
+			return exactArgs("ORDER_ID")(cmd, args)
+		},
 		ValidArgsFunction: cobra.NoFileCompletions, // order IDs and links are not files
 		RunE: a.runE(func(_ *cobra.Command, args []string) error {
 			c, dr, err := a.client(&conn)
 			if err != nil {
 				return err
+			}
+			defer c.CloseIdleConnections()
+			if fromFile != "" {
+				return a.statusBatch(c, fromFile, concurrency)
 			}
 			st, err := c.CheckPaymentStatus(a.ctx, args[0])
 			if dr != nil {
@@ -54,6 +76,9 @@ ended FAIL or REJECT, 0 otherwise: check txn_status for SUCCESS.`,
 		}),
 	}
 	a.addConnFlags(cmd, &conn, true)
+	cmd.Flags().StringVar(&fromFile, "from-file", "", "check every order ID listed in `FILE` (- for standard input), one a line")
+	cmd.Flags().IntVar(&concurrency, "concurrency", upicollect.DefaultConcurrency, "checks in flight at once with --from-file")
+	cmd.MarkFlagsMutuallyExclusive("from-file", "dry-run")
 	return cmd
 }
 
@@ -68,6 +93,14 @@ func (a *app) printStatus(st *upicollect.PaymentStatus) error {
 		field{"UTR", st.UTR},
 		field{"Message", st.Message},
 	)
+}
+
+// usageArgs marks an argument error as a usage error.
+func usageArgs(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError(err)
 }
 
 // exactArgs wants one positional argument named name.

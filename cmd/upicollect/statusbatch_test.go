@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/sandbox"
+)
+
+// batchLine is one line of `status --from-file`, as a script reads it.
+type batchLine struct {
+	OrderID   string `json:"order_id"`
+	TxnStatus string `json:"txn_status"`
+	UTR       string `json:"utr"`
+	Error     *struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// readBatch parses JSON lines by order id; every line must be JSON.
+func readBatch(t *testing.T, out string) map[string]batchLine {
+	t.Helper()
+	got := map[string]batchLine{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var l batchLine
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &l), "line %q", sc.Text())
+		_, dup := got[l.OrderID]
+		require.False(t, dup, "order %s reported twice", l.OrderID)
+		got[l.OrderID] = l
+	}
+	return got
+}
+
+// batchSandbox is a sandbox with one paid, one rejected and one pending
+// order, and a file listing them with an unknown order and blank lines.
+func batchSandbox(t *testing.T) (*sandbox.Server, []string, string) {
+	s := sandbox.Start(t)
+	env := sandboxEnv(s)
+	for _, id := range []string{"batch-paid", "batch-rejected", "batch-pending"} {
+		require.Equal(t, exitOK, cli(t, env, "", intentArgs(id)...).code)
+	}
+	pay(t, s, "batch-paid", "SUCCESS", "111122223333")
+	pay(t, s, "batch-rejected", "REJECT", "")
+	list := "batch-paid\n\n  batch-rejected  \nbatch-pending\nbatch-nobody\n"
+	path := filepath.Join(t.TempDir(), "orders.txt")
+	require.NoError(t, os.WriteFile(path, []byte(list), 0o600))
+	return s, env, path
+}
+
+func TestStatusFromFile(t *testing.T) {
+	_, env, path := batchSandbox(t)
+	list, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for name, r := range map[string]result{
+		"file":  cli(t, env, "", "status", "--from-file", path),
+		"stdin": cli(t, env, string(list), "status", "--from-file", "-", "--concurrency", "2"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, exitOK, r.code, "every order checked: %s", r.output())
+			assert.Empty(t, r.stderr, "no progress on a pipe")
+			got := readBatch(t, r.stdout)
+			assert.Len(t, got, 4, "blank lines skipped, spaces trimmed")
+			assert.Equal(t, "SUCCESS", got["batch-paid"].TxnStatus)
+			assert.Equal(t, "111122223333", got["batch-paid"].UTR)
+			assert.Equal(t, "REJECT", got["batch-rejected"].TxnStatus, "a final state is data, not a failure")
+			assert.Equal(t, "PENDING", got["batch-pending"].TxnStatus)
+			assert.Equal(t, "PENDING", got["batch-nobody"].TxnStatus)
+		})
+	}
+}
+
+func TestStatusFromFileErrors(t *testing.T) {
+	s, env, _ := batchSandbox(t)
+	r := cli(t, env, "batch-paid\nbad id\n", "status", "--from-file", "-")
+	assert.Equal(t, exitUsage, r.code, "the exit code of the order that could not be checked: %s", r.output())
+	got := readBatch(t, r.stdout)
+	assert.Equal(t, "SUCCESS", got["batch-paid"].TxnStatus, "the others are still checked")
+	require.NotNil(t, got["bad id"].Error, r.stdout)
+	assert.Equal(t, "validation", got["bad id"].Error.Kind)
+
+	wrong := append(sandboxEnv(s), envSecretKey+"=wrong")
+	r = cli(t, wrong, strings.Repeat("batch-paid\n", 50), "status", "--from-file", "-", "--concurrency", "1")
+	assert.Equal(t, exitUnauthorized, r.code, r.output())
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	assert.Less(t, len(lines), 50, "a rejected key stops the batch")
+	assert.Contains(t, lines[0], `"kind":"unauthorized"`)
+
+	for _, args := range [][]string{
+		{"status", "X", "--from-file", "-"},
+		{"status", "--from-file", filepath.Join(t.TempDir(), "none")},
+		{"status", "--from-file", "-", "--dry-run"},
+	} {
+		r := cli(t, env, "", args...)
+		assert.Equal(t, exitUsage, r.code, "%v: %s", args, r.output())
+		assert.Empty(t, r.stdout)
+	}
+}
+
+// TestStatusFromFileProgress: on a terminal, stderr shows a bar with the
+// count and the rate (on the run's clock), and a summary at the end.
+func TestStatusFromFileProgress(t *testing.T) {
+	_, env, path := batchSandbox(t)
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	defer cancel()
+	a := newApp(ctx, strings.NewReader(""), envFunc(env), &stdout, &stderr)
+	a.stderrTTY = true
+	clock := time.Unix(0, 0)
+	a.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	require.Equal(t, exitOK, a.execute([]string{"status", "--from-file", path}))
+	assert.Len(t, readBatch(t, stdout.String()), 4, "stdout is the same JSON lines")
+	progress := stderr.String()
+	assert.Contains(t, progress, clearLine+"[--------------------] 0/4 checked, 0 failed, -/s")
+	assert.Contains(t, progress, "[####################] 4/4 checked, 0 failed, ")
+	assert.True(t, strings.HasSuffix(progress, clearLine+"4 checked, 0 failed, 0.8/s\n"), "summary line: %q", progress)
+}
+
+// TestStatusFromFileInterrupted: Ctrl-C ends a batch that waits for its
+// next order id on a terminal.
+func TestStatusFromFileInterrupted(t *testing.T) {
+	_, env, _ := batchSandbox(t)
+	stdinR, stdinW := io.Pipe()
+	defer stdinW.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stdout, stderr syncBuffer
+	go func() { done <- runCLI(ctx, env, stdinR, &stdout, &stderr, "status", "--from-file", "-") }()
+	_, err := stdinW.Write([]byte("batch-paid\n"))
+	require.NoError(t, err)
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, exitInterrupted, code, stderr.String())
+		assert.Contains(t, stderr.String(), "upicollect: interrupted")
+	case <-time.After(cliTimeout):
+		t.Fatal("the batch did not end with its context")
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	tests := []struct {
+		done, failed, total int
+		elapsed             time.Duration
+		want                string
+	}{
+		{0, 0, 10, 0, "[--------------------] 0/10 checked, 0 failed, -/s"},
+		{5, 1, 10, 2 * time.Second, "[##########----------] 5/10 checked, 1 failed, 2.5/s"},
+		{10, 0, 10, time.Second, "[####################] 10/10 checked, 0 failed, 10.0/s"},
+		{12, 0, 10, time.Second, "[####################] 12/10 checked, 0 failed, 12.0/s"},
+		{7, 0, 0, 4 * time.Second, "7 checked, 0 failed, 1.8/s"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, progressLine(tt.done, tt.failed, tt.total, tt.elapsed))
+	}
+}
