@@ -24,6 +24,9 @@ func (s *Service) serveAPI(w http.ResponseWriter, r *http.Request, req *request)
 		s.writeAPI(w, http.StatusMethodNotAllowed, failure(v, http.StatusMethodNotAllowed, "Method not allowed; use POST"))
 		return
 	}
+	if s.refuseOverQuota(w, req) {
+		return
+	}
 	f := s.takeFault(req.op)
 	delay := s.cfg.latency
 	if f != nil {

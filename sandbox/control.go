@@ -34,8 +34,7 @@ func (s *Service) serveOrder(w http.ResponseWriter, r *http.Request) {
 // buttons) it answers 303: an intent to its redirect_url exactly as
 // given, other orders back to their page.
 func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request) {
-	if !sameOrigin(r) {
-		writeValue(w, http.StatusForbidden, controlError{"cross-site requests may not settle orders"})
+	if refuseCrossSite(w, r) {
 		return
 	}
 	id := r.PathValue("id")
@@ -157,8 +156,7 @@ func (s *Service) addFault(w http.ResponseWriter, r *http.Request, req *request)
 
 // clearFaults answers DELETE /sandbox/faults.
 func (s *Service) clearFaults(w http.ResponseWriter, r *http.Request) {
-	if !sameOrigin(r) {
-		writeValue(w, http.StatusForbidden, controlError{"cross-site requests may not change the sandbox"})
+	if refuseCrossSite(w, r) {
 		return
 	}
 	s.ClearFaults()
@@ -175,8 +173,7 @@ func (s *Service) faultCount() int {
 // (nil: only checks). It answers the refusal itself and reports whether
 // to go on.
 func (s *Service) controlBody(w http.ResponseWriter, r *http.Request, req *request, v any) bool {
-	if !sameOrigin(r) {
-		writeValue(w, http.StatusForbidden, controlError{"cross-site requests may not change the sandbox"})
+	if refuseCrossSite(w, r) {
 		return false
 	}
 	if req.bodyErr != nil {
@@ -190,6 +187,16 @@ func (s *Service) controlBody(w http.ResponseWriter, r *http.Request, req *reque
 		writeValue(w, http.StatusBadRequest, controlError{"body must be JSON: " + err.Error()})
 		return false
 	}
+	return true
+}
+
+// refuseCrossSite answers 403 to a browser's cross-site control call
+// (sameOrigin) and reports whether it did.
+func refuseCrossSite(w http.ResponseWriter, r *http.Request) bool {
+	if sameOrigin(r) {
+		return false
+	}
+	writeValue(w, http.StatusForbidden, controlError{"cross-site requests may not change the sandbox"})
 	return true
 }
 

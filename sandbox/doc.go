@@ -119,6 +119,9 @@
 //	                                      after (a Go duration, "90s", "26h": schedule it as Settle does)
 //	GET    /sandbox/clock                 the sandbox's time: {"now":"2025-01-15T10:00:00.000000000Z"}
 //	                                      (RFC 3339 with nanoseconds)
+//	GET    /sandbox/stats                 server-side counts (JSON Stats): API requests per operation,
+//	                                      API answers per HTTP status, the quota's 429s, connections
+//	DELETE /sandbox/stats                 set the counts to zero; answers 204
 //	GET    /sandbox/variants              every variant with its state (JSON array of Variant)
 //	POST   /sandbox/variants              JSON {"enable":[names…],"disable":[names…]}; answers the new list
 //	POST   /sandbox/faults                JSON fault (below); answers 201 {"queued":n}
@@ -200,6 +203,21 @@
 //
 //	curl -d '{"op":"createPaymentIntent","status":500,"processed":true}' localhost:8787/sandbox/faults
 //	upicollect sandbox --fault op=checkPaymentStatus,status=429,header=Retry-After:2,times=3
+//
+// # Quota and counts
+//
+// WithRateLimit (`upicollect sandbox --rate-limit N`) gives the merchant a
+// quota like a live service's: beyond N API requests a second it answers
+//
+//	429 {"status":false,"statusCode":429,"msg":"Too many requests; retry later"}
+//
+// with Retry-After in whole seconds. The quota is a token bucket
+// (golang.org/x/time/rate) that judges each request at the sandbox time it
+// arrived, so a hand-moved clock gives exact answers; it forgives 50 ms of
+// network jitter, so that a client holding the same rate gets no 429 and a
+// benchmark may assert none. Only calls with the merchant's credentials
+// count. Stats (GET /sandbox/stats) gives the server's own counts, for
+// tests and benchmarks that must know what reached the service.
 //
 // # Leaving it running
 //

@@ -29,6 +29,8 @@ type config struct {
 	requestLogBytes           int
 	timeouts                  Timeouts
 	faults                    []Fault
+	ratePerSecond             float64 // 0: no quota
+	rateBurst                 int
 }
 
 // Default merchant identity and limits. The keys get a random suffix unless

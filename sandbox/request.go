@@ -25,6 +25,7 @@ type request struct {
 	bodyErr  error
 	parseErr error
 	rec      *RecordedRequest
+	at       time.Time // sandbox time it arrived: what the quota judges
 }
 
 var errBodyTooLarge = errors.New("request body too large")
@@ -34,18 +35,18 @@ var errBodyTooLarge = errors.New("request body too large")
 // request, then hands both to the route.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	req := &request{at: s.now()}
 	sw := &statusWriter{ResponseWriter: w}
 	rt, allowed := s.match(r)
-	req := &request{}
 	defer s.finish(r, req, sw, start)
 	switch {
 	case rt == nil && len(allowed) > 0:
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		req.rec = s.log.add(r, nil, s.now())
+		req.rec = s.log.add(r, nil, req.at)
 		http.Error(sw, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	case rt == nil:
-		req.rec = s.log.add(r, nil, s.now())
+		req.rec = s.log.add(r, nil, req.at)
 		s.serveNotFound(sw, r)
 		return
 	}
@@ -70,6 +71,7 @@ func (s *Service) read(w http.ResponseWriter, r *http.Request, rt *route, req *r
 	if rt.api {
 		req.op = r.PathValue("op")
 		req.authed = s.authorized(r)
+		s.stats.request(req.op)
 		limit = maxBodySize
 	}
 	if rt.api && !req.authed {
@@ -92,7 +94,7 @@ func (s *Service) read(w http.ResponseWriter, r *http.Request, rt *route, req *r
 	if req.authed {
 		keep = req.form.vals
 	}
-	req.rec = s.log.add(r, keep, s.now())
+	req.rec = s.log.add(r, keep, req.at)
 }
 
 // finish records the answer's status and logs the request.
@@ -101,6 +103,9 @@ func (s *Service) finish(r *http.Request, req *request, sw *statusWriter, start 
 		return
 	}
 	s.log.finish(req.rec, sw.status)
+	if req.op != "" && sw.status != 0 {
+		s.stats.answer(sw.status)
+	}
 	if l := s.cfg.logger; l != nil {
 		l.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", req.rec.Path),

@@ -15,6 +15,7 @@ const (
 	variantsPath = "/sandbox/variants"
 	faultsPath   = "/sandbox/faults"
 	clockPath    = "/sandbox/clock"
+	statsPath    = "/sandbox/stats"
 )
 
 // handlerFunc serves one route; req is what ServeHTTP read of the request.
@@ -44,6 +45,8 @@ func (s *Service) routeTable() []route {
 		{"GET", seg(ordersPath + "/{id}"), false, true, page(s.serveOrder)},
 		{"POST", seg(ordersPath + "/{id}/pay"), false, true, s.servePay},
 		{"GET", seg(clockPath), false, true, page(s.serveClock)},
+		{"GET", seg(statsPath), false, true, page(s.serveStats)},
+		{"DELETE", seg(statsPath), false, true, page(s.resetStats)},
 		{"GET", seg(variantsPath), false, true, page(s.serveVariants)},
 		{"POST", seg(variantsPath), false, true, s.switchVariants},
 		{"POST", seg(faultsPath), false, true, s.addFault},

@@ -106,6 +106,11 @@ func Listen(addr string, opts ...Option) (*Server, error) {
 		IdleTimeout:       t.Idle,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          errLog,
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				svc.stats.connections.Add(1)
+			}
+		},
 	}}
 	ts.Start()
 	svc.setSelfURL(ts.URL)

@@ -25,6 +25,8 @@ type Service struct {
 	store  *store
 	log    *requestLog
 	routes []route
+	quota  *quota // nil: no quota
+	stats  *counters
 
 	// ctx ends at Close, ending every delay and drip in progress.
 	ctx    context.Context
@@ -53,6 +55,8 @@ func NewService(opts ...Option) (*Service, error) {
 		store:    newStore(),
 		variants: cfg.variants,
 		rng:      mrand.New(mrand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15)),
+		quota:    newQuota(cfg.ratePerSecond, cfg.rateBurst),
+		stats:    newCounters(),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if s.cfg.publicKey == "" {
