@@ -311,7 +311,7 @@ func TestIntentQR(t *testing.T) {
 // TestHelp: every command has --help with an example, and the help topics
 // exist.
 func TestHelp(t *testing.T) {
-	for _, c := range []string{"intent", "request", "link", "status", "wait", "qr", "version"} {
+	for _, c := range []string{"intent", "request", "order", "link", "status", "wait", "qr", "sandbox", "version"} {
 		r := cli(t, nil, "", c, "--help")
 		assert.Equal(t, exitOK, r.code, c)
 		assert.Contains(t, r.stdout, "Examples:", c)

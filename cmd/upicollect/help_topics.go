@@ -9,7 +9,8 @@ const exitCodesHelp = `Exit codes of upicollect:
   2    usage or validation: bad flags or arguments, missing settings, or a
        parameter the service would refuse (nothing was sent)
   3    the service refused the request (duplicate order ID, invalid request,
-       rate limit, server error, an answer that could not be read)
+       rate limit, server error, an answer that could not be read), or wait
+       gave up on an order the service does not know (--unknown-timeout)
   4    unauthorized: credentials missing or rejected
   5    outcome unknown: a create may or may not have taken effect (check the
        order's status before creating it again), or wait timed out
@@ -22,7 +23,7 @@ where kind is one of usage, validation, unauthorized, outcome_unknown,
 timeout, interrupted, duplicate_order_id, invalid_request, not_found,
 rate_limited, server_error, unexpected_response, refused, network, failure.`
 
-const environmentHelp = `Environment variables read by intent, request, link, status and wait
+const environmentHelp = `Environment variables read by intent, request, order, link, status and wait
 (a flag, when given, wins over its variable):
 
   UPICOLLECT_BASE_URL    the service's base URL (or --base-url)

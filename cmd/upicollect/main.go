@@ -5,7 +5,7 @@
 //
 //	upicollect <command> [flags] [arguments]
 //
-// Commands: intent, request, link, status, wait, qr, sandbox, version and
+// Commands: intent, request, order, link, status, wait, qr, sandbox, version and
 // completion; `upicollect help exit-codes` and `upicollect help environment`
 // describe the exit codes and the environment. Run `upicollect help` for the
 // list and `upicollect <command> --help` for a command's flags and an

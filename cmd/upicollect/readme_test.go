@@ -24,7 +24,7 @@ func TestREADMECommands(t *testing.T) {
 	ran := 0
 	for _, args := range cmds {
 		switch args[0] {
-		case "intent", "request", "link", "status":
+		case "intent", "request", "order", "link", "status":
 			r := cli(t, env, "", append(args, "--dry-run")...)
 			assert.Equal(t, exitOK, r.code, "README: upicollect %s\n%s", strings.Join(args, " "), r.output())
 			ran++

@@ -11,6 +11,7 @@ import (
 type statusJSON struct {
 	OrderID   string  `json:"order_id"`
 	TxnStatus string  `json:"txn_status"`
+	NotFound  bool    `json:"not_found,omitempty"` // the service does not know the order (yet)
 	Amount    *string `json:"amount"`
 	UTR       string  `json:"utr"`
 	Message   string  `json:"message"`
@@ -18,9 +19,18 @@ type statusJSON struct {
 
 func toStatusJSON(s *upicollect.PaymentStatus) statusJSON {
 	return statusJSON{
-		OrderID: s.OrderID, TxnStatus: string(s.TxnStatus), Amount: optAmount(s.Amount),
+		OrderID: s.OrderID, TxnStatus: string(s.TxnStatus), NotFound: s.NotFound, Amount: optAmount(s.Amount),
 		UTR: s.UTR, Message: s.Message,
 	}
+}
+
+// statusText is the state as a person reads it: an order the service does
+// not know is said to be not found, not merely PENDING.
+func statusText(s *upicollect.PaymentStatus) string {
+	if s.NotFound {
+		return string(s.TxnStatus) + " (not found: the service does not know this order, or no payment was started)"
+	}
+	return string(s.TxnStatus)
 }
 
 func (a *app) statusCmd() *cobra.Command {
@@ -33,8 +43,10 @@ func (a *app) statusCmd() *cobra.Command {
 		Use:   "status ORDER_ID | --from-file FILE|-",
 		Short: "Check a payment's status once",
 		Long: `Check the status of an order once: PENDING, SUCCESS, FAIL or REJECT.
-An order the service does not know is PENDING. Exits 6 when the payment
-ended FAIL or REJECT, 0 otherwise: check txn_status for SUCCESS.
+An order the service does not know is PENDING and said to be not found
+("not_found": true with --json): a typo, an order never created, or one
+nobody has started to pay yet. Exits 6 when the payment ended FAIL or
+REJECT, 0 otherwise: check txn_status for SUCCESS.
 
 With --from-file, check every order listed in FILE (- for standard input),
 one order ID a line, --concurrency at a time, and print one JSON line per
@@ -88,7 +100,7 @@ func (a *app) printStatus(st *upicollect.PaymentStatus) error {
 	}
 	return a.printFields(
 		field{"Order", st.OrderID},
-		field{"Status", string(st.TxnStatus)},
+		field{"Status", statusText(st)},
 		field{"Amount", rupees(st.Amount)},
 		field{"UTR", st.UTR},
 		field{"Message", st.Message},

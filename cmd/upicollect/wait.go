@@ -15,6 +15,7 @@ func (a *app) waitCmd() *cobra.Command {
 	var (
 		conn    connFlags
 		timeout time.Duration
+		unknown time.Duration
 		poll    time.Duration
 	)
 	cmd := &cobra.Command{
@@ -22,6 +23,9 @@ func (a *app) waitCmd() *cobra.Command {
 		Short: "Wait until a payment succeeds, fails or is rejected",
 		Long: `Poll the status of an order until it is final and print it. Exits 0 on
 SUCCESS, 6 on FAIL or REJECT, 5 when --timeout passes first, 130 on Ctrl-C.
+An order the service still does not know after --unknown-timeout (a typo,
+an order never created) ends the wait with exit 3; the default is longer
+than an intent or a collect request lives, so a real payer is never cut off.
 On a terminal a spinner on stderr shows the time waited and the current
 status. With --json, one line per status change, the final status last.`,
 		Example: `  upicollect wait ORD20261122150405ABCD1234 --timeout 10m && echo paid
@@ -33,10 +37,13 @@ status. With --json, one line per status change, the final status last.`,
 			if err != nil {
 				return err
 			}
-			return a.wait(c, args[0], timeout, poll)
+			defer c.CloseIdleConnections()
+			return a.wait(c, args[0], waitLimits{timeout: timeout, unknown: unknown, poll: poll})
 		}),
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long (exit 5); 0 waits until Ctrl-C")
+	cmd.Flags().DurationVar(&unknown, "unknown-timeout", defaultUnknownTimeout,
+		"give up on an order the service still does not know after this long (exit 3); 0 never")
 	cmd.Flags().DurationVar(&poll, "poll-interval", 0, "shortest time between status checks (default: the SDK's)")
 	_ = cmd.Flags().MarkHidden("poll-interval")
 	a.addConnFlags(cmd, &conn, false)
@@ -67,7 +74,20 @@ func (p *statusPrinter) seen(st *upicollect.PaymentStatus) {
 	}
 }
 
-func (a *app) wait(c *upicollect.Client, orderID string, timeout, poll time.Duration) error {
+// defaultUnknownTimeout is wait's --unknown-timeout: longer than an intent
+// or a collect request lives (minutes), so an order nobody has started to
+// pay yet, which the service also answers as not found, is never given up
+// on while its payer may still act; a typo ends instead of polling until
+// --timeout, or forever with --timeout 0.
+const defaultUnknownTimeout = 10 * time.Minute
+
+// waitLimits are wait's durations: the whole wait, the wait for an order
+// the service does not know, and the shortest time between polls (0: the
+// SDK's).
+type waitLimits struct{ timeout, unknown, poll time.Duration }
+
+func (a *app) wait(c *upicollect.Client, orderID string, lim waitLimits) error {
+	timeout, poll := lim.timeout, lim.poll
 	ctx := a.ctx
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -78,7 +98,7 @@ func (a *app) wait(c *upicollect.Client, orderID string, timeout, poll time.Dura
 	if showSpinner(a.json, a.stderrTTY, a.getenv) {
 		p.sp = startSpinner(a.stderr, orderID, a.getenv(envNoColor) == "")
 	}
-	opts := []upicollect.WaitOption{upicollect.WithOnPoll(p.seen)}
+	opts := []upicollect.WaitOption{upicollect.WithOnPoll(p.seen), upicollect.WithUnknownOrderTimeout(lim.unknown)}
 	if poll > 0 {
 		opts = append(opts, upicollect.WithPollInterval(poll, 4*poll))
 	}
@@ -97,6 +117,10 @@ func (a *app) wait(c *upicollect.Client, orderID string, timeout, poll time.Dura
 		case errors.Is(err, context.DeadlineExceeded):
 			return &exitError{code: exitUnknown, kind: kindTimeout,
 				err: fmt.Errorf("order %s: %s after %s", orderID, last, timeout)}
+		case errors.Is(err, upicollect.ErrNotFound) && st != nil && st.NotFound:
+			return &exitError{code: exitRefused, kind: "not_found", err: fmt.Errorf(
+				"order %s: not found: the service still does not know this order after %s (--unknown-timeout): a typo, or an order never created",
+				orderID, lim.unknown)}
 		}
 		return err
 	}

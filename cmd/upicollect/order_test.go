@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// checkoutService answers createOrderRequest as the vendor documents it
+// (data.orderId, data.payment_url) and records the order ids it was sent.
+func checkoutService(t *testing.T) (string, func() []string) {
+	var (
+		mu  sync.Mutex
+		ids []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.NoError(t, r.ParseForm())
+		assert.Equal(t, "/v1/payments/createOrderRequest", r.URL.Path)
+		id := r.PostForm.Get("order_id")
+		mu.Lock()
+		ids = append(ids, id)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": true, "statusCode": 200, "msg": "Order created",
+			"data": map[string]any{"orderId": id, "payment_url": "https://pay.example/checkout/" + id}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), ids...) }
+}
+
+func orderArgs(extra ...string) []string {
+	return append(append([]string{"order", "--amount", "499", "--redirect-url", "https://shop.example/thanks"}, customer...), extra...)
+}
+
+// TestOrder: the hosted checkout prints the order to confirm and the page
+// to send the payer to; without --order-id the SDK makes one, and it is
+// the one printed.
+func TestOrder(t *testing.T) {
+	base, sent := checkoutService(t)
+	env := []string{envBaseURL + "=" + base, envMID + "=m", envPublicKey + "=pk", envSecretKey + "=sk"}
+
+	r := cli(t, env, "", orderArgs("--order-id", "cli-order-1", "--json")...)
+	require.Equal(t, exitOK, r.code, r.output())
+	assert.Equal(t, `{"order_id":"cli-order-1","payment_url":"https://pay.example/checkout/cli-order-1","message":"Order created"}`+"\n", r.stdout)
+
+	r = cli(t, env, "", orderArgs()...)
+	require.Equal(t, exitOK, r.code, r.output())
+	ids := sent()
+	require.Len(t, ids, 2)
+	made := ids[1]
+	assert.NotEmpty(t, made, "the SDK set an order id before sending")
+	assert.Equal(t, "Order    "+made+"\nPay at   https://pay.example/checkout/"+made+"\nMessage  Order created\n", r.stdout)
+
+	r = cli(t, env, "", orderArgs("--dry-run")...)
+	require.Equal(t, exitOK, r.code, r.output())
+	assert.True(t, strings.HasPrefix(r.stdout, "POST "+base+"/v1/payments/createOrderRequest\n"), r.stdout)
+	assert.Contains(t, r.stdout, "Authorization: Basic [REDACTED]")
+	assert.Len(t, sent(), 2, "--dry-run sends nothing")
+
+	r = cli(t, env, "", "order", "--amount", "0", "--redirect-url", "ftp://x")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "--amount: ")
+	assert.Contains(t, r.stderr, "--redirect-url: ")
+}
