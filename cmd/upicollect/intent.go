@@ -38,28 +38,21 @@ checked with 'upicollect status' or 'upicollect wait'.`,
     --redirect-url https://shop.example/thanks --qr`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(*cobra.Command, []string) error {
-			c, dr, err := a.client(&conn)
-			if err != nil {
-				return err
-			}
 			p := &upicollect.IntentParams{
 				Amount: create.amount, OrderID: orderID, RedirectURL: redirectURL,
 				Note: create.note, Customer: create.customer,
 			}
-			in, err := c.CreatePaymentIntent(a.ctx, p)
-			if dr != nil {
-				return a.reportDryRun(dr, err)
-			}
-			if err != nil {
-				return err
-			}
-			// No link reaches a payer before it passes the SDK's checks.
-			if err := in.Verify(p); err != nil {
-				return &exitError{code: exitUnknown, kind: kindOutcome, err: fmt.Errorf(
-					"order %s: the service's links fail the checks, so none is shown; check the order's status before creating it again: %w",
-					in.OrderID, err)}
-			}
-			return a.printIntent(in, showQR)
+			return runCall(a, &conn, func(c *upicollect.Client) (*upicollect.Intent, error) {
+				return c.CreatePaymentIntent(a.ctx, p)
+			}, func(in *upicollect.Intent) error {
+				// No link reaches a payer before it passes the SDK's checks.
+				if err := in.Verify(p); err != nil {
+					return &exitError{code: exitUnknown, kind: kindOutcome, err: fmt.Errorf(
+						"order %s: the service's links fail the checks, so none is shown; check the order's status before creating it again: %w",
+						in.OrderID, err)}
+				}
+				return a.printIntent(in, showQR)
+			})
 		}),
 	}
 	addCreateFlags(cmd, &create)

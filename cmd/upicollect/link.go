@@ -25,23 +25,16 @@ The service makes the order; a payment link takes no order ID.`,
     --email ravi@example.com --mobile 9876543210 --json`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(*cobra.Command, []string) error {
-			c, dr, err := a.client(&conn)
-			if err != nil {
-				return err
-			}
-			pl, err := c.CreatePaymentLink(a.ctx, &upicollect.LinkParams{
-				Amount: create.amount, Note: create.note, Customer: create.customer,
+			return runCall(a, &conn, func(c *upicollect.Client) (*upicollect.PaymentLink, error) {
+				return c.CreatePaymentLink(a.ctx, &upicollect.LinkParams{
+					Amount: create.amount, Note: create.note, Customer: create.customer,
+				})
+			}, func(pl *upicollect.PaymentLink) error {
+				if a.json {
+					return a.printJSON(linkJSON{PaymentLink: pl.URL, Message: pl.Message})
+				}
+				return a.printFields(field{"Link", pl.URL}, field{"Message", pl.Message})
 			})
-			if dr != nil {
-				return a.reportDryRun(dr, err)
-			}
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(linkJSON{PaymentLink: pl.URL, Message: pl.Message})
-			}
-			return a.printFields(field{"Link", pl.URL}, field{"Message", pl.Message})
 		}),
 	}
 	addCreateFlags(cmd, &create)

@@ -5,13 +5,6 @@ import (
 	upicollect "github.com/upicollect/upicollect-go"
 )
 
-// orderJSON is the --json form of a hosted checkout.
-type orderJSON struct {
-	OrderID    string `json:"order_id"`
-	PaymentURL string `json:"payment_url"`
-	Message    string `json:"message"`
-}
-
 func (a *app) orderCmd() *cobra.Command {
 	var (
 		conn        connFlags
@@ -35,25 +28,14 @@ whatever happens; it is printed.`,
   upicollect order ... --json | jq -r .payment_url`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(*cobra.Command, []string) error {
-			c, dr, err := a.client(&conn)
-			if err != nil {
-				return err
-			}
-			defer c.CloseIdleConnections()
-			or, err := c.CreateOrderRequest(a.ctx, &upicollect.OrderRequestParams{
-				Amount: create.amount, OrderID: orderID, RedirectURL: redirectURL,
-				Note: create.note, Customer: create.customer,
+			return runCall(a, &conn, func(c *upicollect.Client) (*upicollect.OrderRequest, error) {
+				return c.CreateOrderRequest(a.ctx, &upicollect.OrderRequestParams{
+					Amount: create.amount, OrderID: orderID, RedirectURL: redirectURL,
+					Note: create.note, Customer: create.customer,
+				})
+			}, func(or *upicollect.OrderRequest) error {
+				return a.printPayPage(payPageJSON{OrderID: or.OrderID, PaymentURL: or.PaymentURL, Message: or.Message})
 			})
-			if dr != nil {
-				return a.reportDryRun(dr, err)
-			}
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(orderJSON{OrderID: or.OrderID, PaymentURL: or.PaymentURL, Message: or.Message})
-			}
-			return a.printFields(field{"Order", or.OrderID}, field{"Pay at", or.PaymentURL}, field{"Message", or.Message})
 		}),
 	}
 	addCreateFlags(cmd, &create)

@@ -5,13 +5,6 @@ import (
 	upicollect "github.com/upicollect/upicollect-go"
 )
 
-// requestJSON is the --json form of a payment request.
-type requestJSON struct {
-	OrderID    string `json:"order_id"`
-	PaymentURL string `json:"payment_url"`
-	Message    string `json:"message"`
-}
-
 func (a *app) requestCmd() *cobra.Command {
 	var (
 		conn    connFlags
@@ -28,23 +21,13 @@ it in their UPI app, or pays on the hosted page at payment_url.`,
     --name "Ravi Kumar" --email ravi@example.com --mobile 9876543210`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(*cobra.Command, []string) error {
-			c, dr, err := a.client(&conn)
-			if err != nil {
-				return err
-			}
-			pr, err := c.CreatePaymentRequest(a.ctx, &upicollect.RequestParams{
-				Amount: create.amount, OrderID: orderID, VPA: vpa, Note: create.note, Customer: create.customer,
+			return runCall(a, &conn, func(c *upicollect.Client) (*upicollect.PaymentRequest, error) {
+				return c.CreatePaymentRequest(a.ctx, &upicollect.RequestParams{
+					Amount: create.amount, OrderID: orderID, VPA: vpa, Note: create.note, Customer: create.customer,
+				})
+			}, func(pr *upicollect.PaymentRequest) error {
+				return a.printPayPage(payPageJSON{OrderID: pr.OrderID, PaymentURL: pr.PaymentURL, Message: pr.Message})
 			})
-			if dr != nil {
-				return a.reportDryRun(dr, err)
-			}
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(requestJSON{OrderID: pr.OrderID, PaymentURL: pr.PaymentURL, Message: pr.Message})
-			}
-			return a.printFields(field{"Order", pr.OrderID}, field{"Pay at", pr.PaymentURL}, field{"Message", pr.Message})
 		}),
 	}
 	addCreateFlags(cmd, &create)

@@ -66,25 +66,22 @@ state; else with the exit code of the first order that could not be.`,
 		},
 		ValidArgsFunction: cobra.NoFileCompletions, // order IDs and links are not files
 		RunE: a.runE(func(_ *cobra.Command, args []string) error {
-			c, dr, err := a.client(&conn)
-			if err != nil {
-				return err
-			}
-			defer c.CloseIdleConnections()
 			if fromFile != "" {
+				c, _, err := a.client(&conn)
+				if err != nil {
+					return err
+				}
+				defer c.CloseIdleConnections()
 				return a.statusBatch(c, fromFile, concurrency)
 			}
-			st, err := c.CheckPaymentStatus(a.ctx, args[0])
-			if dr != nil {
-				return a.reportDryRun(dr, err)
-			}
-			if err != nil {
-				return err
-			}
-			if err := a.printStatus(st); err != nil {
-				return err
-			}
-			return silentExit(statusExit(st.TxnStatus))
+			return runCall(a, &conn, func(c *upicollect.Client) (*upicollect.PaymentStatus, error) {
+				return c.CheckPaymentStatus(a.ctx, args[0])
+			}, func(st *upicollect.PaymentStatus) error {
+				if err := a.printStatus(st); err != nil {
+					return err
+				}
+				return silentExit(statusExit(st.TxnStatus))
+			})
 		}),
 	}
 	a.addConnFlags(cmd, &conn, true)
