@@ -14,6 +14,6 @@ require (
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	github.com/spf13/pflag v1.1.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 )
