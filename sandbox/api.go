@@ -153,6 +153,8 @@ func (s *Service) create(op string, f map[string]string) (*Order, error) {
 		o.Kind, o.ExpiresAt = KindIntent, now.Add(s.cfg.intentTTL)
 	case OpCreatePaymentRequest:
 		o.Kind = KindRequest
+	case OpCreateOrderRequest:
+		o.Kind = KindOrder // the checkout page has no expiry of its own
 	default:
 		o.Kind = KindLink
 	}
@@ -174,6 +176,9 @@ func (s *Service) created(v variantSet, base string, o *Order) object {
 	switch o.Kind {
 	case KindIntent:
 		return success(v, "Payment intent created successfully", s.intentData(v, base, o))
+	case KindOrder:
+		data := object{{"orderId", o.OrderID}, {"payment_url", pageURL(base, o.OrderID)}}
+		return success(v, "Order request created successfully", data)
 	case KindRequest:
 		data := object{{"orderId", o.OrderID}, {"payment_url", pageURL(base, o.OrderID)}}
 		if v.has(VariantRequestISOExpiry) {
@@ -199,18 +204,28 @@ func (s *Service) intentData(v variantSet, base string, o *Order) object {
 	if v.has(VariantStringAmounts) || o.AmountPaise%100 != 0 {
 		amount = formatRupees(o.AmountPaise)
 	}
-	return object{
-		{"intent", "upi://pay?" + q},
-		{"phonepe", "phonepe://pay?" + q},
-		{"paytm", "paytmmp://pay?" + q},
-		{"gpay", "tez://upi/pay?" + q},
-		{"cred", "credpay://upi/pay?" + q},
-		{"dynamicQR", qr},
-		{"expiry", o.ExpiresAt.In(indiaTime).Format(time.DateTime)},
-		{"amount", amount},
-		{"orderId", o.OrderID},
-		{"merchantName", s.cfg.merchantName},
+	data := object{{"intent", "upi://pay?" + q}}
+	for _, app := range upiApps {
+		data = append(data, member{app.field, app.link + q})
 	}
+	return append(data,
+		member{"dynamicQR", qr},
+		member{"expiry", o.ExpiresAt.In(indiaTime).Format(time.DateTime)},
+		member{"amount", amount},
+		member{"orderId", o.OrderID},
+		member{"merchantName", s.cfg.merchantName},
+	)
+}
+
+// upiApps are the UPI apps live links to by name: the intent answer's
+// per-app fields and the hosted checkout's app buttons.
+var upiApps = []struct {
+	field, name, link string // answer field, name shown, link before the query
+}{
+	{"phonepe", "PhonePe", "phonepe://pay?"},
+	{"paytm", "Paytm", "paytmmp://pay?"},
+	{"gpay", "Google Pay", "tez://upi/pay?"},
+	{"cred", "CRED", "credpay://upi/pay?"},
 }
 
 // upiQuery is the query of the order's UPI links, in the customary order.

@@ -94,10 +94,10 @@ func settleErrorStatus(err error) int {
 }
 
 // afterPayURL is where the hosted page sends the payer once settled: an
-// intent's redirect_url exactly as the merchant gave it (the live service
-// adds nothing), other orders' own page.
+// intent's or order request's redirect_url exactly as the merchant gave it
+// (the live service adds nothing), other orders' own page.
 func afterPayURL(o Order) string {
-	if o.Kind != KindIntent {
+	if o.RedirectURL == "" {
 		return pagePrefix + url.PathEscape(o.OrderID)
 	}
 	return o.RedirectURL

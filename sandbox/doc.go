@@ -19,7 +19,8 @@
 //
 // # API
 //
-// The four operations are POST {URL}/v1/payments/{operation}, with HTTP
+// The four operations of the interface document and the vendor's hosted
+// checkout, createOrderRequest, are POST {URL}/v1/payments/{operation}, with HTTP
 // Basic credentials (public key : secret key) and the merchant's mid in the
 // body. Bodies may be application/x-www-form-urlencoded (the document),
 // application/json (what the vendor's PHP, WooCommerce and WHMCS clients
@@ -53,11 +54,15 @@
 // Field rules: amount is rupees from 1 to 100000, as a number or a string
 // ("499", "123.00", 123.0), read exactly; a fraction of a rupee ("99.50") is
 // refused unless the fractional-amounts variant is on. order_id (optional
-// on intents and requests) is 1 to 100 characters without spaces or control
-// characters, unique across intents and requests; redirect_url (intents) is
-// an absolute http or https URL; vpa (requests) is <handle>@<bank_handle>;
-// note and customer_name are not blank; customer_email is a plain address;
-// customer_mobile is exactly 10 digits.
+// on intents, requests and order requests) is 1 to 100 characters without
+// spaces or control characters, unique across all orders; redirect_url
+// (intents and order requests) is an absolute http or https URL; vpa
+// (requests) is <handle>@<bank_handle>; note and customer_name are not
+// blank; customer_email is a plain address; customer_mobile is exactly 10
+// digits, except on createOrderRequest, which takes the number as a
+// shopper typed it into the plugins' checkout forms ("+91 98765 43210",
+// "098765-43210", "+91.9876543210": spaces, hyphens, dots and brackets
+// apart, 10 digits after an optional +91, 91 or 0) and keeps it so.
 //
 // Without an order_id the service makes one as live does: "utz_" and 13
 // lower-case hex digits.
@@ -70,7 +75,24 @@
 // "2006-01-02 15:04:05" in India time, UTC+05:30), amount as a string
 // ("499"), orderId and merchantName. createPaymentRequest data: orderId and
 // payment_url (the hosted page). createPaymentLink data: payment_link (the
-// hosted page). Absolute links use the request's scheme and Host, or
+// hosted page).
+//
+// # Hosted checkout
+//
+// createOrderRequest takes the fields of createPaymentIntent and answers,
+// as the vendor documents,
+//
+//	{"status":true,"statusCode":200,"msg":"Order request created successfully",
+//	 "data":{"orderId":"utz_…","payment_url":"{URL}/sandbox/pay/utz_…"}}
+//
+// At payment_url the payer chooses a UPI app (PhonePe, Paytm, Google Pay,
+// CRED: links in each app's own scheme) or scans the QR code, then pays,
+// fails or rejects; the page then sends the payer to redirect_url exactly
+// as given, where the shop reads back its own reference, and the merchant
+// confirms with checkPaymentStatus. The checkout page has no expiry. The
+// bodies the vendor's PHP SDK, WooCommerce plugin and WHMCS module send
+// (JSON with escaped slashes, "123.00", a utz_ order id, woo_order_id, the
+// phone as typed) get these answers. Absolute links use the request's scheme and Host, or
 // WithPublicURL.
 //
 // checkPaymentStatus of a SUCCESS order:
@@ -133,7 +155,7 @@
 // change its states do not allow), 410 for an expired intent, each with
 // {"error":"…"}. With return=page
 // in the form (what the page's Pay, Fail and Reject buttons send) it
-// answers 303: for an intent to its redirect_url exactly as the merchant
+// answers 303: for an intent or order request to its redirect_url exactly as the merchant
 // gave it (nothing is added, as live adds nothing: put your own reference
 // in it), for other orders back to the hosted page.
 //

@@ -32,15 +32,16 @@ type orderPage struct {
 	Merchant    string
 	MerchantVPA string
 	Order       Order
-	Amount      string // Indian digit grouping: 1,00,000.00
-	Email       string // masked
-	Mobile      string // masked
-	VPA         string // the payer's UPI ID, masked
-	IsRequest   bool   // a payment request: approved in the payer's app
-	Payable     bool   // PENDING and not expired: the payer's buttons show
-	Expired     bool   // an intent past its expiry, never paid
-	Expires     string // expiry in India time
-	Outcome     string // what a final status means, in words
+	Amount      string      // Indian digit grouping: 1,00,000.00
+	Email       string      // masked
+	Mobile      string      // masked
+	VPA         string      // the payer's UPI ID, masked
+	IsRequest   bool        // a payment request: approved in the payer's app
+	Apps        []appButton // the hosted checkout's choice of UPI apps
+	Payable     bool        // PENDING and not expired: the payer's buttons show
+	Expired     bool        // an intent past its expiry, never paid
+	Expires     string      // expiry in India time
+	Outcome     string      // what a final status means, in words
 	QR          string
 	UPILink     template.URL // upi:// would otherwise be filtered as unsafe
 	PayAction   string
@@ -48,6 +49,12 @@ type orderPage struct {
 	ReturnURL   string
 	Settled     string   // settlement time in India time
 	Scheduled   []string // changes to come, in words: "SUCCESS at 2025-01-15 20:30:00 IST"
+}
+
+// appButton opens the order's payment in one UPI app.
+type appButton struct {
+	Name string
+	Link template.URL // an app's own scheme would otherwise be filtered as unsafe
 }
 
 // indexRow is one order in the order list.
@@ -126,6 +133,12 @@ func (s *Service) orderPage(o *Order, problem error) orderPage {
 		Problem:     problemText(problem),
 		Scheduled:   scheduledText(o.Scheduled),
 	}
+	if o.Kind == KindOrder {
+		q := s.upiQuery(o)
+		for _, app := range upiApps {
+			d.Apps = append(d.Apps, appButton{app.name, template.URL(app.link + q)})
+		}
+	}
 	// A payment the bank has yet to answer is not offered again.
 	d.Payable = o.Status == StatusPending && !d.Expired && len(o.Scheduled) == 0
 	if !o.ExpiresAt.IsZero() {
@@ -138,7 +151,7 @@ func (s *Service) orderPage(o *Order, problem error) orderPage {
 		d.Settled = indiaDateTime(o.SettledAt)
 		d.Title = "Payment " + o.Status + " – " + s.cfg.merchantName
 	}
-	if o.Kind == KindIntent { // shown once settled
+	if o.RedirectURL != "" { // shown once settled
 		d.ReturnURL = afterPayURL(*o)
 	}
 	return d

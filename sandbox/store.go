@@ -15,6 +15,8 @@ const (
 	KindIntent  = "intent"
 	KindRequest = "request"
 	KindLink    = "link"
+	// KindOrder is a hosted checkout (createOrderRequest).
+	KindOrder = "order"
 )
 
 // Order states, as Order.Status reports them. PENDING is the only
@@ -48,14 +50,14 @@ type Customer struct {
 // paise; Amount repeats AmountPaise in rupees with two decimals for people.
 type Order struct {
 	OrderID     string   `json:"order_id"`
-	Kind        string   `json:"kind"` // KindIntent, KindRequest or KindLink
+	Kind        string   `json:"kind"` // KindIntent, KindRequest, KindLink or KindOrder
 	MID         string   `json:"mid"`
 	AmountPaise int64    `json:"amount_paise"`
 	Amount      string   `json:"amount"` // rupees, "499.00"
 	Note        string   `json:"note"`
 	Customer    Customer `json:"customer"`
 	VPA         string   `json:"vpa,omitempty"`          // payment requests only
-	RedirectURL string   `json:"redirect_url,omitempty"` // intents only
+	RedirectURL string   `json:"redirect_url,omitempty"` // intents and order requests only
 	Status      string   `json:"status"`                 // StatusPending, StatusSuccess, StatusFail or StatusReject
 	UTR         string   `json:"utr,omitempty"`
 	// PaidPaise is what the status check reports as paid once settled:

@@ -24,16 +24,23 @@ const (
 	OpCreatePaymentRequest = "createPaymentRequest"
 	OpCreatePaymentLink    = "createPaymentLink"
 	OpCheckPaymentStatus   = "checkPaymentStatus"
+	// OpCreateOrderRequest is the hosted checkout, documented by the
+	// vendor beyond the interface document.
+	OpCreateOrderRequest = "createOrderRequest"
 )
+
+// intentFields are what createPaymentIntent and createOrderRequest take.
+var intentFields = []fieldRule{
+	{"mid", true}, {"amount", true}, {"order_id", false}, {"redirect_url", true},
+	{"note", true}, {"customer_name", true}, {"customer_email", true}, {"customer_mobile", true},
+}
 
 // opFields lists the fields each operation accepts, in the order they are
 // checked (the document's table order), and which are required. Anything else
 // is ignored, or refused under Strict.
 var opFields = map[string][]fieldRule{
-	OpCreatePaymentIntent: {
-		{"mid", true}, {"amount", true}, {"order_id", false}, {"redirect_url", true},
-		{"note", true}, {"customer_name", true}, {"customer_email", true}, {"customer_mobile", true},
-	},
+	OpCreatePaymentIntent: intentFields,
+	OpCreateOrderRequest:  intentFields,
 	OpCreatePaymentRequest: {
 		{"mid", true}, {"amount", true}, {"order_id", false}, {"vpa", true},
 		{"note", true}, {"customer_name", true}, {"customer_email", true}, {"customer_mobile", true},
@@ -73,8 +80,8 @@ func checkAmount(v string, fractional bool) (int64, string) {
 	return p, ""
 }
 
-// checkField returns the problem with one present field, or "".
-func checkField(name, v string, fractional bool) string {
+// checkField returns the problem with one present field of op, or "".
+func checkField(op, name, v string, fractional bool) string {
 	switch name {
 	case "mid":
 		if v == "" {
@@ -105,9 +112,37 @@ func checkField(name, v string, fractional bool) string {
 			return "customer_email must be a valid e-mail address"
 		}
 	case "customer_mobile":
+		if op == OpCreateOrderRequest {
+			return checkTypedPhone(v)
+		}
 		if !mobileRE.MatchString(v) {
 			return "customer_mobile must be a 10-digit mobile number"
 		}
+	}
+	return ""
+}
+
+// checkTypedPhone accepts a mobile number as a shopper types it into a
+// checkout form, which the vendor's plugins send on unchanged and live
+// accepts: "+91 98765 43210", "098765-43210", WHMCS's "+91.9876543210",
+// "(98765) 43210". Spaces, hyphens, dots and parentheses are separators;
+// what is left is an optional "+", then 10 digits after a leading 0 or 91.
+func checkTypedPhone(v string) string {
+	const problem = "customer_mobile must be a mobile number: 10 digits, optionally after +91, 91 or 0"
+	d := strings.TrimPrefix(strings.Map(func(r rune) rune {
+		if strings.ContainsRune(" -.()", r) {
+			return -1
+		}
+		return r
+	}, v), "+")
+	if len(d) > 10 {
+		d = strings.TrimPrefix(d, "0")
+	}
+	if len(d) > 10 {
+		d = strings.TrimPrefix(d, "91")
+	}
+	if !mobileRE.MatchString(d) {
+		return problem
 	}
 	return ""
 }
@@ -147,7 +182,7 @@ func validate(op string, f form, rl rules) string {
 			}
 			continue
 		}
-		if p := checkField(r.name, v, rl.fractional); p != "" {
+		if p := checkField(op, r.name, v, rl.fractional); p != "" {
 			return p
 		}
 	}
