@@ -34,6 +34,7 @@ type sandboxFlags struct {
 	variants, faults   []string
 	strict, quiet      bool
 	intentTTL, latency time.Duration
+	rateLimit          float64
 }
 
 const sandboxLong = `Serve a fake Payment Collection Service on the loopback interface and print
@@ -53,7 +54,8 @@ At run time: GET/POST /sandbox/variants, POST/DELETE /sandbox/faults (JSON).`
 const sandboxExample = `  upicollect sandbox
   upicollect sandbox --addr 127.0.0.1:0 --variant status-in-data --quiet
   upicollect sandbox --fault op=createPaymentIntent,status=500,times=2
-  upicollect sandbox --fault latency=3s --fault status=429,header=Retry-After:2`
+  upicollect sandbox --fault latency=3s --fault status=429,header=Retry-After:2
+  upicollect sandbox --rate-limit 10`
 
 func (a *app) sandboxCmd() *cobra.Command {
 	var sf sandboxFlags
@@ -75,6 +77,7 @@ func (a *app) sandboxCmd() *cobra.Command {
 	f.DurationVar(&sf.intentTTL, "intent-ttl", sandbox.DefaultIntentTTL, "how long an intent can be paid")
 	f.BoolVar(&sf.quiet, "quiet", false, "log nothing per request")
 	f.DurationVar(&sf.latency, "latency", 0, "delay every API answer by this much")
+	f.Float64Var(&sf.rateLimit, "rate-limit", 0, "answer 429 with Retry-After beyond `N` requests a second, as a live quota does (0: no limit)")
 	return cmd
 }
 
@@ -96,6 +99,9 @@ func (sf *sandboxFlags) options(creds upicollect.Credentials, logger *slog.Logge
 	}
 	if sf.strict {
 		opts = append(opts, sandbox.Strict())
+	}
+	if sf.rateLimit != 0 {
+		opts = append(opts, sandbox.WithRateLimit(sf.rateLimit, 0))
 	}
 	if !sf.quiet {
 		opts = append(opts, sandbox.WithLogger(logger))

@@ -198,6 +198,19 @@ func TestSandboxCmdFaultStrictAndTTL(t *testing.T) {
 	assert.WithinDuration(t, time.Now().Add(time.Minute), exp, 30*time.Second, "--intent-ttl 1m")
 }
 
+// TestSandboxCmdRateLimit: --rate-limit N answers 429 beyond N requests a
+// second, with Retry-After, as a live quota does.
+func TestSandboxCmdRateLimit(t *testing.T) {
+	rs := startSandboxCmd(t, nil, "--rate-limit", "1", "--quiet")
+	codes := map[int]int{}
+	for range 5 {
+		code, _ := rs.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", rs.linkForm())
+		codes[code]++
+	}
+	assert.Positive(t, codes[200], "%v", codes)
+	assert.Positive(t, codes[429], "five at once are beyond one a second: %v", codes)
+}
+
 func TestSandboxCmdLogs(t *testing.T) {
 	rs := startSandboxCmd(t, nil)
 	code, _ := rs.post(t, sandbox.OpCreatePaymentLink, "application/x-www-form-urlencoded", rs.linkForm())
@@ -231,6 +244,7 @@ func TestSandboxCmdUsageErrors(t *testing.T) {
 		{[]string{"--fault", "colour=red"}, `unknown key "colour"`},
 		{[]string{"--intent-ttl", "0s"}, "not positive"},
 		{[]string{"--public-url", "ftp://x"}, "not an absolute http or https URL"},
+		{[]string{"--rate-limit", "-1"}, "rate must be in (0, 1e6]"},
 		{[]string{"--status-shape", "round"}, "unknown flag: --status-shape"},
 		{[]string{"extra"}, `unknown command "extra"`},
 	}
