@@ -1,0 +1,63 @@
+package reconcile
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/upicollect/upicollect-go"
+)
+
+func TestDecide(t *testing.T) {
+	p := defaultPolicy()
+	o := Order{ID: "ord-1", Amount: upicollect.Rupees(499), Created: t0}
+	success := func(m upicollect.Money) *upicollect.PaymentStatus {
+		return &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnSuccess, Amount: m, UTR: "123456789012"}
+	}
+	notFound := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnPending, Message: "Transaction not found"}
+	knownPending := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnPending, Amount: upicollect.Rupees(499)}
+	fail := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnFail}
+	reject := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnReject}
+	strange := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: "INITIATED"}
+	early, atWindow, late := t0.Add(2*time.Minute), t0.Add(15*time.Minute), t0.Add(30*time.Hour)
+	for _, tc := range []struct {
+		name   string
+		st     State
+		s      *upicollect.PaymentStatus
+		now    time.Time
+		state  State
+		result Result
+		reason string
+		done   bool
+	}{
+		{"pending, not found, early: nothing", StatePending, notFound, early, StatePending, "", "", false},
+		{"pending, SUCCESS: Paid", StatePending, success(o.Amount), early, StatePaid, Paid, "", true},
+		{"pending, SUCCESS for less: Mismatch", StatePending, success(upicollect.Rupees(1)), early, StateMismatch, Mismatch, "", true},
+		{"pending, SUCCESS for a paisa more: Mismatch", StatePending, success(o.Amount + 1), early, StateMismatch, Mismatch, "", true},
+		{"pending, FAIL: Failed", StatePending, fail, early, StateFailed, Failed, "", false},
+		{"pending, REJECT: Failed", StatePending, reject, early, StateFailed, Failed, "", false},
+		{"pending, not found at the window's end: Expired, not known", StatePending, notFound, atWindow, StateExpired, Expired, ReasonNotFound, false},
+		{"pending, known PENDING at the window's end: Expired", StatePending, knownPending, atWindow, StateExpired, Expired, ReasonNoFinalState, false},
+		{"pending, an unknown state at the window's end: Expired", StatePending, strange, atWindow, StateExpired, Expired, ReasonNoFinalState, false},
+		{"pending, an unknown state early: nothing", StatePending, strange, early, StatePending, "", "", false},
+		{"failed, FAIL again: nothing", StateFailed, fail, late, StateFailed, "", "", false},
+		{"failed, SUCCESS: LatePaid", StateFailed, success(o.Amount), late, StateLatePaid, LatePaid, "", true},
+		{"failed, SUCCESS for another amount: Mismatch", StateFailed, success(2 * o.Amount), late, StateMismatch, Mismatch, "", true},
+		{"expired, SUCCESS: LatePaid", StateExpired, success(o.Amount), late, StateLatePaid, LatePaid, "", true},
+		{"expired, FAIL: nothing (the order already ended unpaid)", StateExpired, fail, late, StateExpired, "", "", false},
+		{"expired, still not found: nothing", StateExpired, notFound, late, StateExpired, "", "", false},
+		{"expired at the late window's end: done, no event", StateExpired, notFound, t0.Add(72 * time.Hour), StateExpired, "", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := decide(p, o, tc.st, tc.s, tc.now)
+			assert.Equal(t, tc.state, tr.state)
+			assert.Equal(t, tc.result, tr.result)
+			assert.Equal(t, tc.reason, tr.reason)
+			assert.Equal(t, tc.done, tr.next.IsZero(), "next %v", tr.next)
+			if !tc.done {
+				assert.True(t, tr.next.After(tc.now))
+			}
+		})
+	}
+}

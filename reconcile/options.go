@@ -1,0 +1,127 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Option configures a Sweeper.
+type Option func(*options)
+
+type options struct {
+	policy
+	concurrency  int
+	batchSize    int
+	leaseTTL     time.Duration
+	stepInterval time.Duration
+	now          func() time.Time
+	logger       *slog.Logger
+}
+
+// Defaults of a Sweeper's work.
+const (
+	// DefaultConcurrency is how many status checks a Sweeper runs at once.
+	DefaultConcurrency = 8
+	// DefaultBatchSize is how many due orders a Sweeper leases at a time.
+	DefaultBatchSize = 256
+	// DefaultLeaseTTL is how long a leased order stays with its sweeper
+	// before another may take it: longer than a batch's checks and
+	// handlers take, short enough that a killed sweeper's orders are soon
+	// checked by another.
+	DefaultLeaseTTL = 2 * time.Minute
+	// DefaultStepInterval is the longest Run waits between steps.
+	DefaultStepInterval = 5 * time.Second
+)
+
+func defaultOptions() options {
+	return options{
+		policy:       policy{schedule: DefaultSchedule(), payerWindow: DefaultPayerWindow, lateWindow: DefaultLateWindow},
+		concurrency:  DefaultConcurrency,
+		batchSize:    DefaultBatchSize,
+		leaseTTL:     DefaultLeaseTTL,
+		stepInterval: DefaultStepInterval,
+		now:          time.Now,
+	}
+}
+
+// validate reports options no sweeper can work with.
+func (o *options) validate() error {
+	var errs []error
+	if err := o.schedule.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.payerWindow <= 0 || o.lateWindow < o.payerWindow {
+		errs = append(errs, fmt.Errorf("reconcile: the payer's window (%v) must be positive and the late window (%v) at least as long", o.payerWindow, o.lateWindow))
+	}
+	if o.concurrency < 1 || o.batchSize < 1 {
+		errs = append(errs, fmt.Errorf("reconcile: concurrency (%d) and batch size (%d) must be at least 1", o.concurrency, o.batchSize))
+	}
+	if o.leaseTTL <= 0 || o.stepInterval <= 0 {
+		errs = append(errs, fmt.Errorf("reconcile: lease TTL (%v) and step interval (%v) must be positive", o.leaseTTL, o.stepInterval))
+	}
+	if o.now == nil {
+		errs = append(errs, errors.New("reconcile: WithClock: nil clock"))
+	}
+	return errors.Join(errs...)
+}
+
+// WithSchedule replaces DefaultSchedule. New refuses an empty schedule,
+// an interval that is not positive and bands out of order.
+func WithSchedule(s Schedule) Option {
+	return func(o *options) { o.schedule = append(Schedule(nil), s...) }
+}
+
+// WithPayerWindow sets how long after its creation an order with no final
+// state is reported Expired (default DefaultPayerWindow).
+func WithPayerWindow(d time.Duration) Option {
+	return func(o *options) { o.payerWindow = d }
+}
+
+// WithLateWindow sets how long after its creation an order is checked at
+// all, for a late authorisation after Failed or Expired (default
+// DefaultLateWindow). It must be at least the payer's window.
+func WithLateWindow(d time.Duration) Option {
+	return func(o *options) { o.lateWindow = d }
+}
+
+// WithConcurrency sets how many status checks a step runs at once
+// (default DefaultConcurrency). The client's WithRateLimit still caps what
+// is sent.
+func WithConcurrency(n int) Option {
+	return func(o *options) { o.concurrency = n }
+}
+
+// WithBatchSize sets how many due orders a sweeper leases at a time
+// (default DefaultBatchSize). A step leases batches until nothing due is
+// left.
+func WithBatchSize(n int) Option {
+	return func(o *options) { o.batchSize = n }
+}
+
+// WithLeaseTTL sets how long a leased order stays with its sweeper before
+// another may take it (default DefaultLeaseTTL), measured on the time
+// passed to Step. It should exceed what a batch's checks and handlers take.
+func WithLeaseTTL(d time.Duration) Option {
+	return func(o *options) { o.leaseTTL = d }
+}
+
+// WithStepInterval sets the longest Run waits between two steps (default
+// DefaultStepInterval); it steps sooner when an order is due sooner.
+func WithStepInterval(d time.Duration) Option {
+	return func(o *options) { o.stepInterval = d }
+}
+
+// WithClock makes Run read the time from now instead of time.Now: a
+// sweeper in another process than a sandbox with an injected clock steps
+// on the sandbox's time. Run's waits between steps are still real time.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+// WithLogger makes the sweeper log through l: a warning per failed check or
+// handler, and what Run's steps found.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.logger = l }
+}
