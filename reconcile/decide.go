@@ -65,16 +65,10 @@ func decide(p policy, o Order, st State, s *upicollect.PaymentStatus, now time.T
 		// PENDING, a state this SDK does not know, or FAIL after Expired:
 		// none of them is a payment, and the payer's time is over.
 		t.state, t.result, t.reason = StateExpired, Expired, ReasonNoFinalState
-		if notFound(s) {
+		if s.NotFound {
 			t.reason = ReasonNotFound
 		}
 	}
 	t.next, _ = p.nextCheck(o.Created, now, t.state)
 	return t
-}
-
-// notFound reports whether s is the service's answer for an order it does
-// not know.
-func notFound(s *upicollect.PaymentStatus) bool {
-	return s.TxnStatus == upicollect.TxnPending && s.Amount == 0 && s.UTR == ""
 }

@@ -15,7 +15,7 @@ func TestDecide(t *testing.T) {
 	success := func(m upicollect.Money) *upicollect.PaymentStatus {
 		return &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnSuccess, Amount: m, UTR: "123456789012"}
 	}
-	notFound := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnPending, Message: "Transaction not found"}
+	notFound := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnPending, NotFound: true, Message: "Transaction not found"}
 	knownPending := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnPending, Amount: upicollect.Rupees(499)}
 	fail := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnFail}
 	reject := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnReject}

@@ -71,7 +71,7 @@ func (m *memStore) Lease(ctx context.Context, now time.Time, limit int, until ti
 		m.tokens++
 		e.lease, e.leaseUntil = m.tokens, until.UnixNano()
 		heap.Fix(&m.queue, 0)
-		out = append(out, Lease{Order: e.order, State: e.state, Due: time.Unix(0, e.due), Token: strconv.FormatUint(e.lease, 10)})
+		out = append(out, Lease{Order: e.order, State: e.state, Due: time.Unix(0, e.due).UTC(), Token: strconv.FormatUint(e.lease, 10)})
 	}
 	return out, nil
 }
@@ -143,7 +143,7 @@ func (m *memStore) NextDue(ctx context.Context) (time.Time, bool, error) {
 	if len(m.queue) == 0 {
 		return time.Time{}, false, nil
 	}
-	return time.Unix(0, m.queue[0].key()), true, nil
+	return time.Unix(0, m.queue[0].key()).UTC(), true, nil
 }
 
 // memQueue is a container/heap of entries by key.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/upicollect/upicollect-go"
@@ -217,15 +217,16 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 // outcome. It returns an error that ends the step: the store's, or ctx's
 // (then the unchecked leases are released).
 func (s *Sweeper) checkBatch(ctx context.Context, now time.Time, order []Lease, fresh map[string]Lease, stats *Stats, errs *[]error) error {
-	ids := func(yield func(string) bool) {
-		for _, l := range order {
-			if _, ok := fresh[l.Order.ID]; ok && !yield(l.Order.ID) {
-				return
-			}
+	// The ids are listed first: the batch reads them from its own
+	// goroutine while this loop takes fresh's entries out.
+	ids := make([]string, 0, len(fresh))
+	for _, l := range order {
+		if _, ok := fresh[l.Order.ID]; ok {
+			ids = append(ids, l.Order.ID)
 		}
 	}
 	var stepErr error
-	for st, err := range s.client.CheckPaymentStatuses(ctx, iter.Seq[string](ids), upicollect.WithConcurrency(s.opts.concurrency)) {
+	for st, err := range s.client.CheckPaymentStatuses(ctx, slices.Values(ids), upicollect.WithConcurrency(s.opts.concurrency)) {
 		id := orderOf(st, err)
 		l, ok := fresh[id]
 		if !ok { // the client names every order it was given

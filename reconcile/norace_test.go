@@ -1,0 +1,5 @@
+//go:build !race
+
+package reconcile_test
+
+const raceEnabled = false
