@@ -246,6 +246,7 @@ func TestGoldenJSON(t *testing.T) {
 	golden(t, "request.json", n, ok(cli(t, env, "", req...)).stdout)
 	link := append([]string{"link", "--amount", "100", "--json"}, customer...)
 	golden(t, "link.json", n, ok(cli(t, env, "", link...)).stdout)
+	golden(t, "order.json", n, ok(cli(t, env, "", orderArgs("--order-id", "cli-order-1", "--json")...)).stdout)
 	golden(t, "version.json", n, ok(cli(t, nil, "", "version", "--json")).stdout)
 	golden(t, "dry_run_status.json", n, ok(cli(t, env, "", "status", "cli-intent-1", "--dry-run", "--json")).stdout)
 }
@@ -269,6 +270,9 @@ func TestGoldenHuman(t *testing.T) {
 	r = cli(t, env, "", append([]string{"link", "--amount", "100"}, customer...)...)
 	require.Equal(t, exitOK, r.code, r.output())
 	golden(t, "link.txt", n, r.stdout)
+	r = cli(t, env, "", orderArgs("--order-id", "cli-human-3")...)
+	require.Equal(t, exitOK, r.code, r.output())
+	golden(t, "order.txt", n, r.stdout)
 	r = cli(t, nil, "", "version")
 	require.Equal(t, exitOK, r.code, r.output())
 	assert.Regexp(t, `^upicollect \S+ \(go\S+ \S+/\S+(, commit [0-9a-f]+(-dirty)?)?\)\n$`, r.stdout)

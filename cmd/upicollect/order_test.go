@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/sandbox"
 )
 
 // checkoutService answers createOrderRequest as the vendor documents it
@@ -36,6 +37,23 @@ func checkoutService(t *testing.T) (string, func() []string) {
 
 func orderArgs(extra ...string) []string {
 	return append(append([]string{"order", "--amount", "499", "--redirect-url", "https://shop.example/thanks"}, customer...), extra...)
+}
+
+// TestOrderSandbox: an order the SDK named is known to the service: its
+// status can be checked by the printed id.
+func TestOrderSandbox(t *testing.T) {
+	s := sandbox.Start(t)
+	env := sandboxEnv(s)
+	r := cli(t, env, "", orderArgs("--json")...)
+	require.Equal(t, exitOK, r.code, r.output())
+	var o payPageJSON
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &o))
+	require.NotEmpty(t, o.OrderID)
+	assert.True(t, strings.HasPrefix(o.PaymentURL, s.URL()+"/"), o.PaymentURL)
+	pay(t, s, o.OrderID, "SUCCESS", "999988887777")
+	r = cli(t, env, "", "status", o.OrderID, "--json")
+	require.Equal(t, exitOK, r.code, r.output())
+	assert.Contains(t, r.stdout, `"txn_status":"SUCCESS"`)
 }
 
 // TestOrder: the hosted checkout prints the order to confirm and the page
