@@ -3,7 +3,6 @@ package upicollect
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/upicollect/upicollect-go/internal/clock"
 	"github.com/upicollect/upicollect-go/internal/ratelimit"
@@ -22,15 +20,6 @@ import (
 	"github.com/upicollect/upicollect-go/internal/retry"
 	"github.com/upicollect/upicollect-go/internal/vocab"
 )
-
-// maxBodyBytes caps how much of an answer is read: the service's answers are
-// a few hundred bytes, and a runaway body must not exhaust memory.
-const maxBodyBytes = 1 << 20
-
-// maxHeaderBytes caps the response headers the SDK's own transport reads:
-// the service sends a few hundred bytes of them, and net/http's default
-// (10 MB) would let one answer hold tens of megabytes.
-const maxHeaderBytes = 64 << 10
 
 // Client calls the Payment Collection Service. It is immutable once made and
 // safe for concurrent use by many goroutines; make one per set of
@@ -42,11 +31,11 @@ type Client struct {
 	base      string  // base URL without a trailing slash
 	baseURL   *url.URL
 	endpoints map[string]*url.URL // the operations' URLs, joined once
-	sender    *sender             // behind a pointer that fmt does not follow: it holds the header
-	// filter removes echoed credentials from an answer's body, before
-	// anything is decoded from it, kept or logged, and from errors' text.
+	// transport makes each attempt's HTTP exchange; behind a pointer that
+	// fmt does not follow: it holds the header.
+	transport *transport
+	// filter removes the credentials from errors' and log records' text.
 	filter    *redact.Filter
-	timeout   time.Duration
 	retry     RetryPolicy
 	budget    *retry.Budget
 	limiter   *ratelimit.Limiter
@@ -99,7 +88,6 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		filter:    redact.New(creds.PublicKey, creds.SecretKey),
 		base:      strings.TrimSuffix(s.baseURL.String(), "/"),
 		baseURL:   s.baseURL,
-		timeout:   s.timeout,
 		retry:     s.retry.withDefaults(),
 		budget:    retry.NewBudget(s.retryBudget),
 		limiter:   ratelimit.New(s.ratePerSec, s.rateBurst, s.clock),
@@ -119,9 +107,9 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		"Authorization": {c.auth.authorization()},
 	}
 	if s.httpClient != nil {
-		c.sender = newSender(noRedirects(s.httpClient), false, header)
+		c.transport = newTransport(noRedirects(s.httpClient), false, header, s.timeout, c.filter)
 	} else {
-		c.sender = newSender(defaultHTTPClient(cmp.Or(s.maxConns, DefaultMaxConns)), true, header)
+		c.transport = newTransport(defaultHTTPClient(cmp.Or(s.maxConns, DefaultMaxConns)), true, header, s.timeout, c.filter)
 	}
 	if c.logger == nil {
 		c.logger = slog.New(discardHandler{})
@@ -138,7 +126,7 @@ const errZeroClient = "upicollect: nil or zero Client: create one with NewClient
 // mustInit panics with a clear message when c was not made by NewClient,
 // instead of a bare nil dereference somewhere deeper.
 func (c *Client) mustInit() {
-	if c == nil || c.sender == nil {
+	if c == nil || c.transport == nil {
 		panic(errZeroClient)
 	}
 }
@@ -186,7 +174,7 @@ func (c *Client) MID() string { c.mustInit(); return c.creds.MID }
 // connection.
 func (c *Client) CloseIdleConnections() {
 	c.mustInit()
-	c.sender.client.CloseIdleConnections()
+	c.transport.client.CloseIdleConnections()
 }
 
 // endpoint returns the URL of path below the base URL: precomputed for the
@@ -205,43 +193,6 @@ func (c *Client) endpoint(path string) *url.URL {
 func (c *Client) join(path string) *url.URL {
 	u, _ := url.Parse(c.baseURL.JoinPath(path).String()) // a valid URL's text parses
 	return u
-}
-
-// refuseRedirects is the CheckRedirect of every client the SDK sends
-// through: a 3xx is returned as it is (and becomes an error), so that the
-// Authorization header and the body never go anywhere but the base URL.
-func refuseRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-
-// noRedirects returns a shallow copy of hc that refuses redirects. The
-// caller's client is not changed; the copy shares its transport, cookie jar
-// and timeout.
-func noRedirects(hc *http.Client) *http.Client {
-	cp := *hc
-	cp.CheckRedirect = refuseRedirects
-	return &cp
-}
-
-// defaultHTTPClient is this SDK's own client: a cloned transport (never
-// http.DefaultTransport itself) with at most maxConns connections to the
-// one host (calls beyond wait for one), small response headers, TLS 1.2 at
-// least, and redirects refused so that credentials are never sent to
-// another host.
-func defaultHTTPClient(maxConns int) *http.Client {
-	var t *http.Transport
-	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = dt.Clone()
-	} else {
-		t = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
-	}
-	t.MaxConnsPerHost = maxConns
-	t.MaxIdleConnsPerHost = maxConns
-	t.MaxIdleConns = max(t.MaxIdleConns, maxConns)
-	t.MaxResponseHeaderBytes = maxHeaderBytes
-	if t.TLSClientConfig == nil {
-		t.TLSClientConfig = &tls.Config{}
-	}
-	t.TLSClientConfig.MinVersion = tls.VersionTLS12
-	return &http.Client{Transport: t, CheckRedirect: refuseRedirects}
 }
 
 func userAgent(product string) string {

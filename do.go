@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // Do calls an endpoint this SDK does not wrap, such as a newer operation:
@@ -49,15 +51,15 @@ func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) 
 		f.Set("mid", c.creds.MID)
 	}
 	cl := c.newCall(op, path, f.Get("order_id"), unkeyedCreate, f.Encode())
-	var resp *Response // kept when the data does not fit out
-	_, err = invoke(ctx, c, cl, func(a answer) (struct{}, error) {
-		resp = a.resp
-		if out != nil && a.env.Data != nil {
-			if err := json.Unmarshal(a.env.Data, out); err != nil {
+	var kept *Response // kept when the data does not fit out
+	_, err = invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (struct{}, error) {
+		kept = resp
+		if out != nil && env.Data != nil {
+			if err := json.Unmarshal(env.Data, out); err != nil {
 				return struct{}{}, fmt.Errorf("data: %w", err)
 			}
 		}
 		return struct{}{}, nil
 	})
-	return resp, err
+	return kept, err
 }

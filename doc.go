@@ -60,7 +60,9 @@
 //     the service refuses a second order with the same id. A 409 on any
 //     attempt after the first means an earlier attempt may have created the
 //     order: the call returns an error matching ErrOutcomeUnknown that
-//     carries the order id, never ErrDuplicateOrderID.
+//     carries the order id, never ErrDuplicateOrderID. When retries end on
+//     a timeout, a reset, a 5xx or a 429 (a proxy may have forwarded the
+//     create before it answered), the error matches ErrOutcomeUnknown too.
 //   - Every create without an order id (CreatePaymentLink, and the other
 //     two without an OrderID) is sent once: only a request that provably
 //     never reached the service (DNS or connect failure) is sent again. Any

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/upicollect/upicollect-go/internal/redact"
+	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // Sentinel errors. Match them with errors.Is; every error the client returns
@@ -37,20 +38,7 @@ var (
 	ErrOutcomeUnknown = errors.New("upicollect: outcome unknown")
 )
 
-// kind is a set of sentinels an *APIError matches.
-type kind uint16
-
-const (
-	kindUnauthorized kind = 1 << iota
-	kindDuplicate
-	kindInvalid
-	kindNotFound
-	kindRateLimited
-	kindServer
-	kindUnexpected
-	kindOutcomeUnknown
-)
-
+// kindSentinels names the sentinel of each kind (codes.go).
 var kindSentinels = []struct {
 	k   kind
 	err error
@@ -161,6 +149,94 @@ func (e *APIError) Is(target error) bool {
 // Unwrap returns the transport or context error behind e, if any, so that
 // errors.Is(err, context.DeadlineExceeded) works.
 func (e *APIError) Unwrap() error { return e.cause }
+
+// The constructors of *APIError, one per way a call fails after its
+// parameters were checked.
+
+// attemptError is the error of a failed attempt: a transport error, an
+// answer whose body is not the envelope, or a refusal. ambiguous marks a
+// create whose outcome is unknown.
+func attemptError(op, orderID string, a *attempt, ambiguous bool, f *redact.Filter) *APIError {
+	e := &APIError{Op: op, OrderID: orderID, Response: a.resp, cause: a.err}
+	switch {
+	case a.resp == nil:
+	case a.err != nil:
+		e.HTTPStatus, e.detail = a.resp.HTTPStatus, "reading the body"
+	case a.env == nil:
+		e.HTTPStatus, e.kinds, e.detail = a.resp.HTTPStatus, answerKinds(a), a.unreadable
+		if a.resp.HTTPStatus < 300 || a.resp.HTTPStatus >= 400 {
+			e.detail += ": " + bodySnippet(f, a.resp.Body)
+		}
+	default:
+		e.HTTPStatus, e.kinds = a.resp.HTTPStatus, answerKinds(a)
+		e.Message, e.StatusCode = message(f, a.env.Msg), a.env.StatusCode
+		if e.kinds == kindInvalid && meaningOf(a.code()).kinds == 0 {
+			e.detail = "the service refused the call"
+		}
+	}
+	if ambiguous { // never so for the status check: decide says so
+		e.markOutcomeUnknown()
+	}
+	return e
+}
+
+// answerKinds is what a failed answer means: the missing-Authorization
+// answer is unauthorized; a body that is not the envelope is unexpected
+// and what its HTTP status means; any other refusal is what its code means
+// (codeTable), or invalid when the code means nothing.
+func answerKinds(a *attempt) kind {
+	switch {
+	case a.env == nil:
+		return kindUnexpected | meaningOf(a.resp.HTTPStatus).kinds
+	case a.env.MissingAuth():
+		return kindUnauthorized
+	}
+	if k := meaningOf(a.code()).kinds; k != 0 {
+		return k
+	}
+	return kindInvalid // status false with no error code anywhere: a refusal all the same
+}
+
+// dataError is the error for an accepted answer whose data cannot be
+// read: ErrUnexpectedResponse, and for a create also ErrOutcomeUnknown (the
+// service said yes, but what it made cannot be read).
+func dataError(op, orderID string, s safety, env *wire.Envelope, resp *Response, err error, f *redact.Filter) *APIError {
+	k := kindUnexpected
+	if s != readOnly {
+		k |= kindOutcomeUnknown
+	}
+	return &APIError{
+		Op: op, HTTPStatus: resp.HTTPStatus, StatusCode: env.StatusCode, Message: message(f, env.Msg),
+		OrderID: orderID, Response: resp, kinds: k,
+		detail: f.Text(err.Error()) + ": " + bodySnippet(f, resp.Body),
+	}
+}
+
+// endedError is the error of a call that ended because its context did
+// (during an attempt, a backoff or a rate-limit wait): the last attempt's
+// error, or a bare one when none was made, with the context's error as its
+// cause, and ErrOutcomeUnknown for a create that may have gone out.
+func endedError(op, orderID string, last *APIError, ambiguous bool, ctxErr error) *APIError {
+	e := &APIError{Op: op, OrderID: orderID}
+	if last != nil {
+		cp := *last
+		e = &cp
+	}
+	e.cause = ctxErr
+	if ambiguous { // never so for the status check: decide says so
+		e.markOutcomeUnknown()
+	}
+	return e
+}
+
+// markOutcomeUnknown makes e ErrOutcomeUnknown: a 409 after an ambiguous
+// attempt is no longer a duplicate.
+func (e *APIError) markOutcomeUnknown() {
+	if e.kinds&kindDuplicate != 0 {
+		e.detail = "the order id exists, perhaps from an earlier attempt of this call; check its status"
+	}
+	e.kinds = (e.kinds &^ kindDuplicate) | kindOutcomeUnknown
+}
 
 // ValidationError lists every problem the client found in a call's
 // parameters before sending anything.

@@ -243,14 +243,14 @@ var faultMatrix = []fmCell{
 	{f429, fmStatus, fmWant{ok: true, attempts: 2, orders: 0, retryAfter: true}},
 	{f429, fmIntentNoID, fmFails(1, 0, errRateLimited, errUnknown)},
 
-	{f429All, fmIntent, fmWant{attempts: 3, is: []error{errRateLimited}, retryAfter: true}},
-	{f429All, fmRequest, fmWant{attempts: 3, is: []error{errRateLimited}, retryAfter: true}},
+	{f429All, fmIntent, fmWant{attempts: 3, is: []error{errRateLimited, errUnknown}, retryAfter: true}},
+	{f429All, fmRequest, fmWant{attempts: 3, is: []error{errRateLimited, errUnknown}, retryAfter: true}},
 	{f429All, fmLink, fmFails(1, 0, errRateLimited, errUnknown)},
 	{f429All, fmStatus, fmWant{attempts: 3, is: []error{errRateLimited}, retryAfter: true}},
 	{f429All, fmIntentNoID, fmFails(1, 0, errRateLimited, errUnknown)},
 
-	{f429Long, fmIntent, fmFails(1, 0, errRateLimited)},
-	{f429Long, fmRequest, fmFails(1, 0, errRateLimited)},
+	{f429Long, fmIntent, fmFails(1, 0, errRateLimited, errUnknown)},
+	{f429Long, fmRequest, fmFails(1, 0, errRateLimited, errUnknown)},
 	{f429Long, fmLink, fmFails(1, 0, errRateLimited, errUnknown)},
 	{f429Long, fmStatus, fmFails(1, 0, errRateLimited)},
 	{f429Long, fmIntentNoID, fmFails(1, 0, errRateLimited, errUnknown)},

@@ -75,12 +75,12 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
 	})
-	return invoke(ctx, c, cl, func(a answer) (*Intent, error) { return readIntent(p, a) })
+	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*Intent, error) { return readIntent(p, env, resp) })
 }
 
 // readIntent decodes createPaymentIntent's data.
-func readIntent(p *IntentParams, a answer) (*Intent, error) {
-	data, err := needData(a)
+func readIntent(p *IntentParams, env *wire.Envelope, resp *Response) (*Intent, error) {
+	data, err := needData(env)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +96,8 @@ func readIntent(p *IntentParams, a answer) (*Intent, error) {
 		DynamicQR:    d.DynamicQR,
 		ExpiresAt:    wire.ParseExpiry(d.Expiry),
 		MerchantName: d.MerchantName,
-		Message:      a.env.Msg,
-		Response:     a.resp,
+		Message:      env.Msg,
+		Response:     resp,
 	}
 	if d.Amount != nil {
 		paise, err := wire.ParseAmount(d.Amount)

@@ -62,8 +62,8 @@ func (c *Client) CreatePaymentLink(ctx context.Context, p *LinkParams) (*Payment
 var errNoPaymentLink = errors.New("no payment_link in data")
 
 // readLink decodes createPaymentLink's data.
-func readLink(a answer) (*PaymentLink, error) {
-	data, err := needData(a)
+func readLink(env *wire.Envelope, resp *Response) (*PaymentLink, error) {
+	data, err := needData(env)
 	if err != nil {
 		return nil, err
 	}
@@ -77,5 +77,5 @@ func readLink(a answer) (*PaymentLink, error) {
 	if err := wire.CheckWebURL("payment_link", d.PaymentLink); err != nil {
 		return nil, err
 	}
-	return &PaymentLink{URL: d.PaymentLink, OrderID: d.OrderID, Message: a.env.Msg, Response: a.resp}, nil
+	return &PaymentLink{URL: d.PaymentLink, OrderID: d.OrderID, Message: env.Msg, Response: resp}, nil
 }

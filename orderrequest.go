@@ -75,7 +75,9 @@ func (c *Client) CreateOrderRequest(ctx context.Context, p *OrderRequestParams) 
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
 	})
-	return invoke(ctx, c, cl, func(a answer) (*OrderRequest, error) { return readOrderRequest(orderID, a) })
+	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*OrderRequest, error) {
+		return readOrderRequest(orderID, env, resp)
+	})
 }
 
 var errNoPaymentURL = errors.New("no payment_url in data")
@@ -83,8 +85,8 @@ var errNoPaymentURL = errors.New("no payment_url in data")
 // readOrderRequest decodes createOrderRequest's data: orderId and
 // payment_url, the keys of a payment request's answer. orderID is the one
 // sent.
-func readOrderRequest(orderID string, a answer) (*OrderRequest, error) {
-	data, err := needData(a)
+func readOrderRequest(orderID string, env *wire.Envelope, resp *Response) (*OrderRequest, error) {
+	data, err := needData(env)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +103,7 @@ func readOrderRequest(orderID string, a answer) (*OrderRequest, error) {
 	return &OrderRequest{
 		OrderID:    cmp.Or(d.OrderID, orderID),
 		PaymentURL: d.PaymentURL,
-		Message:    a.env.Msg,
-		Response:   a.resp,
+		Message:    env.Msg,
+		Response:   resp,
 	}, nil
 }

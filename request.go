@@ -65,12 +65,14 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
 	})
-	return invoke(ctx, c, cl, func(a answer) (*PaymentRequest, error) { return readPaymentRequest(p, a) })
+	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*PaymentRequest, error) {
+		return readPaymentRequest(p, env, resp)
+	})
 }
 
 // readPaymentRequest decodes createPaymentRequest's data.
-func readPaymentRequest(p *RequestParams, a answer) (*PaymentRequest, error) {
-	data, err := needData(a)
+func readPaymentRequest(p *RequestParams, env *wire.Envelope, resp *Response) (*PaymentRequest, error) {
+	data, err := needData(env)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +89,7 @@ func readPaymentRequest(p *RequestParams, a answer) (*PaymentRequest, error) {
 		OrderID:    cmp.Or(d.OrderID, p.OrderID),
 		PaymentURL: d.PaymentURL,
 		ExpiresAt:  wire.ParseExpiry(d.Expiry),
-		Message:    a.env.Msg,
-		Response:   a.resp,
+		Message:    env.Msg,
+		Response:   resp,
 	}, nil
 }

@@ -2,126 +2,202 @@ package upicollect
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
+	"time"
 
-	"github.com/upicollect/upicollect-go/internal/retry"
+	"github.com/upicollect/upicollect-go/internal/redact"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
-// attempt is what one try produced.
+// maxBodyBytes caps how much of an answer is read: the service's answers are
+// a few hundred bytes, and a runaway body must not exhaust memory.
+const maxBodyBytes = 1 << 20
+
+// maxHeaderBytes caps the response headers the SDK's own transport reads:
+// the service sends a few hundred bytes of them, and net/http's default
+// (10 MB) would let one answer hold tens of megabytes.
+const maxHeaderBytes = 64 << 10
+
+// Header values that are the same for every request.
+var (
+	contentTypeForm = []string{"application/x-www-form-urlencoded"}
+	acceptJSON      = []string{"application/json"}
+)
+
+// transport makes one HTTP exchange at a time for a Client: the POST, the
+// answer read through the cap, echoed credentials removed, the envelope
+// checked.
+//
+// http.Client.Do adds, per request, a copy of the headers and the URL for
+// the redirects it might follow, and the SDK refuses redirects; so a client
+// that adds nothing else to its transport (no cookie jar, no timeout) is
+// passed by, and its transport called directly: about ten allocations less
+// per call. A client with a jar or a timeout is used through Do, as given.
+type transport struct {
+	client *http.Client
+	rt     http.RoundTripper // nil: send through client.Do
+	// own: rt is the SDK's own *http.Transport, which never modifies a
+	// request, so every request may share one header map and its URL. A
+	// caller's transport gets its own copies: it may set a header or
+	// rewrite the URL.
+	own bool
+	// header holds every request's headers, Authorization included, behind
+	// a pointer: fmt prints a pointer below the top level as an address,
+	// even in a Client copy printed with a wrong verb. Read-only.
+	header  *http.Header
+	timeout time.Duration // per attempt
+	// filter removes echoed credentials from every answer's body, before
+	// anything is decoded from it, kept or logged.
+	filter *redact.Filter
+}
+
+func newTransport(hc *http.Client, own bool, header http.Header, timeout time.Duration, filter *redact.Filter) *transport {
+	t := &transport{client: hc, own: own, header: &header, timeout: timeout, filter: filter}
+	if hc.Jar == nil && hc.Timeout == 0 {
+		t.rt = hc.Transport
+		if t.rt == nil {
+			t.rt = http.DefaultTransport
+		}
+	}
+	return t
+}
+
+// attempt is what one exchange produced: an answer, or a transport error.
 type attempt struct {
-	resp      *Response      // nil when no answer arrived
-	env       *wire.Envelope // the accepted answer
-	fail      *wire.Failure  // the answer, when it is not one to decode
-	err       error          // transport error, body-read error included
-	neverSent bool           // the request provably never reached the service
-	timedOut  bool           // the per-attempt timeout fired
+	resp *Response // nil when no answer arrived
+	// env is the body's envelope; nil when no answer arrived or its body
+	// is not the envelope (then unreadable says why).
+	env        *wire.Envelope
+	accepted   bool // env is an answer to decode
+	unreadable string
+	err        error // transport error, body-read error included
+	neverSent  bool  // the request provably never reached the service
+	timedOut   bool  // the per-attempt timeout fired
 }
 
-// send runs the retry loop for cl and returns the accepted answer or the
-// error the caller sees. It only coordinates: decide makes every decision.
-func (c *Client) send(ctx context.Context, cl *call) (answer, error) {
-	start := c.clock.Now()
-	var (
-		ambiguous bool // an earlier attempt of a create may have taken effect
-		lastCost  int
-		lastErr   *APIError
-	)
-	for n := 1; ; n++ {
-		if err := ctx.Err(); err != nil {
-			return answer{}, c.giveUp(ctx, cl, n-1, ambiguous, lastErr, err)
-		}
-		if err := c.limiter.Wait(ctx); err != nil {
-			return answer{}, c.giveUp(ctx, cl, n-1, ambiguous, lastErr, err)
-		}
-		a := c.try(ctx, cl)
-		if a.resp != nil {
-			a.resp.Attempts, a.resp.Duration = n, c.clock.Now().Sub(start)
-		}
-		c.logAttempt(ctx, cl, n, &a)
-		if a.env != nil {
-			c.budget.Release(refill(n, lastCost))
-			return answer{env: a.env, resp: a.resp}, nil
-		}
-		v := decide(cl.safety, c.retry, a.outcome(n), ambiguous, c.clock.Now(), c.rand)
-		ambiguous = v.ambiguous
-		lastErr = cl.failure(&a, ambiguous)
-		if ctx.Err() != nil {
-			// The context ended during the attempt; decide already judged
-			// whether what went out may have taken effect.
-			return answer{}, c.giveUp(ctx, cl, n, ambiguous, lastErr, ctx.Err())
-		}
-		if v.retry && !c.budget.Acquire(v.cost) {
-			v = verdict{reason: ReasonBudgetExhausted, limit: true}
-		}
-		if !v.retry {
-			return answer{}, c.stop(ctx, cl, n, lastErr, v)
-		}
-		lastCost = v.cost
-		c.logRetry(ctx, cl, n, v)
-		if err := c.clock.Sleep(ctx, v.delay); err != nil {
-			return answer{}, c.giveUp(ctx, cl, n, ambiguous, lastErr, err)
-		}
+// answered reports whether an answer arrived and was read whole: a refusal
+// or an unreadable body, when not accepted.
+func (a *attempt) answered() bool { return a.resp != nil && a.err == nil }
+
+// code is the status that says what a failed answer means: the body's error
+// code when it names one, the HTTP status otherwise.
+func (a *attempt) code() int {
+	if a.env != nil {
+		return wire.EffectiveCode(a.env, a.resp.HTTPStatus)
 	}
+	return a.resp.HTTPStatus
 }
 
-// refill is what a success returns to the retry budget: the cost of the
-// retry that succeeded, or SuccessRefill after a first-try success.
-func refill(n, lastCost int) int {
-	if n == 1 {
-		return retry.SuccessRefill
-	}
-	return lastCost
-}
-
-// try makes one attempt: a POST with its own timeout, the body read through
-// the cap and checked by wire.Check.
-func (c *Client) try(ctx context.Context, cl *call) attempt {
-	actx, cancel := context.WithTimeout(ctx, c.timeout)
+// exchange posts body to u once, under the per-attempt timeout, and reads
+// and checks the answer; accept is the operation's wire.Accept.
+func (t *transport) exchange(ctx context.Context, u *url.URL, body string, getBody func() (io.ReadCloser, error), accept wire.Accept) attempt {
+	actx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	res, err := c.sender.send(actx, cl.url, cl.body, cl.getBody)
+	res, err := t.post(actx, u, body, getBody)
 	if err != nil {
 		return attempt{err: err, neverSent: neverSent(err), timedOut: ctx.Err() == nil && actx.Err() != nil}
 	}
 	defer res.Body.Close()
 	resp := &Response{HTTPStatus: res.StatusCode, Header: res.Header}
-	body, err := readBody(res.Body, res.ContentLength, maxBodyBytes)
+	raw, err := readBody(res.Body, res.ContentLength, maxBodyBytes)
 	// A proxy or a service that echoes the request's Authorization header
-	// must not pass it into a message, a result or Response.Body. A
-	// credential is a long random string: replacing it cannot change what
-	// the rest of the answer says.
-	body = c.filter.Bytes(body)
-	resp.Body = body
+	// must not pass it into a message, a result or Response.Body.
+	resp.Body = t.filter.Bytes(raw)
 	switch {
 	case err != nil:
 		return attempt{resp: resp, err: err, timedOut: ctx.Err() == nil && actx.Err() != nil}
-	case len(body) > maxBodyBytes:
-		resp.Body = body[:maxBodyBytes]
-		return attempt{resp: resp, fail: &wire.Failure{Code: res.StatusCode, Kind: wire.KindOf(res.StatusCode),
-			Unreadable: fmt.Sprintf("body exceeds %d bytes", maxBodyBytes)}}
+	case len(resp.Body) > maxBodyBytes:
+		resp.Body = resp.Body[:maxBodyBytes]
+		return attempt{resp: resp, unreadable: fmt.Sprintf("body exceeds %d bytes", maxBodyBytes)}
 	}
-	env, fail := wire.Check(cl.op, res.StatusCode, body)
-	if fail != nil && res.StatusCode >= 300 && res.StatusCode < 400 {
-		fail.Unreadable = redirectDetail(res)
+	env, ok, err := wire.Check(res.StatusCode, resp.Body, accept)
+	a := attempt{resp: resp, env: env, accepted: ok}
+	switch {
+	case err != nil && res.StatusCode >= 300 && res.StatusCode < 400:
+		a.unreadable = redirectDetail(res)
+	case err != nil:
+		a.unreadable = err.Error()
 	}
-	return attempt{resp: resp, env: env, fail: fail}
+	return a
 }
 
-// outcome is what the retry decision needs to know of a failed attempt.
-func (a *attempt) outcome(n int) outcome {
-	o := outcome{attempt: n, neverSent: a.resp == nil && a.neverSent, timedOut: a.timedOut}
-	if a.err != nil {
-		o.errText = shortErr(a.err)
+// post sends one POST of body to u, with ctx bounding it. Its error is the
+// *url.Error that http.Client.Do would return.
+func (t *transport) post(ctx context.Context, u *url.URL, body string, getBody func() (io.ReadCloser, error)) (*http.Response, error) {
+	h := *t.header
+	if !t.own {
+		h = make(http.Header, len(h))
+		for k, v := range *t.header {
+			h[k] = v // Set and Add replace or grow the slice, never write into it
+		}
+		cp := *u
+		u = &cp
 	}
-	if a.fail != nil {
-		o.answered, o.code, o.unreadable = true, a.fail.Code, a.fail.Unreadable != ""
-		o.retryAfter = a.resp.Header.Get("Retry-After")
+	req := (&http.Request{
+		Method: http.MethodPost, URL: u, Host: u.Host, Header: h,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Body: newBody(body), GetBody: getBody, ContentLength: int64(len(body)),
+	}).WithContext(ctx)
+	if t.rt == nil {
+		return t.client.Do(req)
 	}
-	return o
+	res, err := t.rt.RoundTrip(req)
+	switch {
+	case err != nil:
+		if res != nil && res.Body != nil {
+			res.Body.Close() // http.Client ignores a response that comes with an error
+		}
+		return nil, &url.Error{Op: "Post", URL: u.String(), Err: err}
+	case res == nil:
+		return nil, &url.Error{Op: "Post", URL: u.String(), Err: errors.New("transport returned neither a response nor an error")}
+	case res.Body == nil:
+		res.Body = http.NoBody // as http.Client does for a transport that leaves it nil
+	}
+	return res, nil
+}
+
+// newBody is a request body. A strings.Reader behind io.NopCloser, exactly:
+// net/http sends the headers and such a body in one write, and flushes the
+// headers on their own first for a body type it does not know.
+func newBody(s string) io.ReadCloser {
+	if s == "" {
+		return http.NoBody
+	}
+	return io.NopCloser(strings.NewReader(s))
+}
+
+// readBody reads r up to limit+1 bytes, so that the caller can tell a body
+// over the cap. A known length sizes the buffer once; an unknown one grows
+// it as io.ReadAll does.
+func readBody(r io.Reader, length int64, limit int) ([]byte, error) {
+	size := 512
+	if length >= 0 {
+		size = int(min(length, int64(limit))) + 1 // +1: room to see the end without growing
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Read(b[len(b):min(cap(b), limit+1)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) > limit {
+			return b, nil
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow
+		}
+	}
 }
 
 func redirectDetail(res *http.Response) string {
@@ -143,96 +219,39 @@ func neverSent(err error) bool {
 	return errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
-// failure is the error a failed attempt gives the caller; ambiguous marks a
-// create whose outcome is unknown.
-func (cl *call) failure(a *attempt, ambiguous bool) *APIError {
-	e := &APIError{Op: cl.op, OrderID: cl.orderID, Response: a.resp, cause: a.err}
-	if a.resp != nil {
-		e.HTTPStatus = a.resp.HTTPStatus
-	}
-	switch f := a.fail; {
-	case a.resp != nil && a.err != nil:
-		e.detail = "reading the body"
-	case f != nil && f.Unreadable != "":
-		e.kinds = kindUnexpected | kindOf(f.Kind)
-		e.detail = f.Unreadable
-		if a.resp.HTTPStatus < 300 || a.resp.HTTPStatus >= 400 {
-			e.detail += ": " + bodySnippet(cl.filter, a.resp.Body)
-		}
-	case f != nil:
-		e.kinds = kindOf(f.Kind)
-		e.Message, e.StatusCode = message(cl.filter, f.Msg), f.StatusCode
-		if f.Kind == wire.KindInvalid && wire.KindOf(f.Code) == wire.KindNone {
-			e.detail = "the service refused the call"
-		}
-	}
-	if ambiguous { // never so for the status check: decide says so
-		e.markOutcomeUnknown()
-	}
-	return e
+// refuseRedirects is the CheckRedirect of every client the SDK sends
+// through: a 3xx is returned as it is (and becomes an error), so that the
+// Authorization header and the body never go anywhere but the base URL.
+func refuseRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// noRedirects returns a shallow copy of hc that refuses redirects. The
+// caller's client is not changed; the copy shares its transport, cookie jar
+// and timeout.
+func noRedirects(hc *http.Client) *http.Client {
+	cp := *hc
+	cp.CheckRedirect = refuseRedirects
+	return &cp
 }
 
-// kindOf maps the protocol's failure kinds to the sentinels.
-func kindOf(k wire.Kind) kind {
-	switch k {
-	case wire.KindUnauthorized:
-		return kindUnauthorized
-	case wire.KindDuplicate:
-		return kindDuplicate
-	case wire.KindInvalid:
-		return kindInvalid
-	case wire.KindNotFound:
-		return kindNotFound
-	case wire.KindRateLimited:
-		return kindRateLimited
-	case wire.KindServer:
-		return kindServer
+// defaultHTTPClient is this SDK's own client: a cloned transport (never
+// http.DefaultTransport itself) with at most maxConns connections to the
+// one host (calls beyond wait for one), small response headers, TLS 1.2 at
+// least, and redirects refused so that credentials are never sent to
+// another host.
+func defaultHTTPClient(maxConns int) *http.Client {
+	var t *http.Transport
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = dt.Clone()
+	} else {
+		t = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
 	}
-	return 0
-}
-
-// markOutcomeUnknown makes e ErrOutcomeUnknown: a 409 after an ambiguous
-// attempt is no longer a duplicate.
-func (e *APIError) markOutcomeUnknown() {
-	if e.kinds&kindDuplicate != 0 {
-		e.detail = "the order id exists, perhaps from an earlier attempt of this call; check its status"
+	t.MaxConnsPerHost = maxConns
+	t.MaxIdleConnsPerHost = maxConns
+	t.MaxIdleConns = max(t.MaxIdleConns, maxConns)
+	t.MaxResponseHeaderBytes = maxHeaderBytes
+	if t.TLSClientConfig == nil {
+		t.TLSClientConfig = &tls.Config{}
 	}
-	e.kinds = (e.kinds &^ kindDuplicate) | kindOutcomeUnknown
-}
-
-// shortErr is the last part of a transport error ("connection refused"),
-// for a log record or a retry reason; the whole error is in the call's.
-func shortErr(err error) string {
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 {
-		s = s[i+2:]
-	}
-	return s
-}
-
-// stop ends a call whose last attempt failed and is not retried.
-func (c *Client) stop(ctx context.Context, cl *call, n int, err *APIError, v verdict) error {
-	if v.limit {
-		err.Reason = v.reason
-	}
-	c.logGiveUp(ctx, cl, n, err, v.reason)
-	return err
-}
-
-// giveUp builds the error for a call that ended because its context did
-// (during an attempt, a backoff or a rate-limit wait): the last attempt's
-// error, or a bare one when none was made, with the context's error as its
-// cause, and ErrOutcomeUnknown for a create that may have gone out.
-func (c *Client) giveUp(ctx context.Context, cl *call, attempts int, ambiguous bool, last *APIError, ctxErr error) error {
-	e := &APIError{Op: cl.op, OrderID: cl.orderID}
-	if last != nil {
-		cp := *last
-		e = &cp
-	}
-	e.cause = ctxErr
-	if ambiguous { // never so for the status check: decide says so
-		e.markOutcomeUnknown()
-	}
-	c.logGiveUp(ctx, cl, attempts, e, "context done")
-	return e
+	t.TLSClientConfig.MinVersion = tls.VersionTLS12
+	return &http.Client{Transport: t, CheckRedirect: refuseRedirects}
 }

@@ -6,85 +6,50 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
-// TestCheck tables what every HTTP status and envelope shape means, for the
-// status check and for a create.
+// TestCheck: what Check decides for every operation alike; what each
+// status means is the root package's table (TestAnswers there).
 func TestCheck(t *testing.T) {
 	t.Parallel()
-	const (
-		status = vocab.OpCheckPaymentStatus
-		create = vocab.OpCreatePaymentIntent
-	)
+	yes := func(*Envelope, int) bool { return true }
 	tests := []struct {
 		name       string
-		op         string
 		http       int
 		body       string
+		accept     Accept
 		answer     bool
-		code       int
-		kind       Kind
-		unreadable bool
+		unreadable string
 	}{
-		{"success", create, 200, `{"status":true,"statusCode":200,"data":{}}`, true, 0, KindNone, false},
-		{"success 201", create, 201, `{"status":true}`, true, 0, KindNone, false},
-		{"success in a 500 is not one", create, 500, `{"status":true}`, false, 500, KindServer, false},
-		{"success in a 404 is not one", status, 404, `{"status":true,"txnStatus":"SUCCESS"}`, false, 404, KindNotFound, false},
-		{"refusal without a code", create, 200, `{"status":false,"msg":"Merchant inactive"}`, false, 200, KindInvalid, false},
-		{"duplicate in a 200", create, 200, `{"status":false,"statusCode":409,"msg":"dup"}`, false, 409, KindDuplicate, false},
-		{"duplicate", create, 409, `{"status":false,"statusCode":409}`, false, 409, KindDuplicate, false},
-		{"body statusCode 200 in a 400", create, 400, `{"status":false,"statusCode":200}`, false, 400, KindInvalid, false},
-		{"string statusCode", create, 200, `{"status":false,"statusCode":"429"}`, false, 429, KindRateLimited, false},
-		{"missing auth in a 401", create, 401, `{"status":false,"message":"Authorization header is required"}`, false, 401, KindUnauthorized, false},
-		{"missing auth in a 200", status, 200, `{"status":false,"message":"Authorization header is required"}`, false, 200, KindUnauthorized, false},
-		{"message with a statusCode is not missing auth", create, 400, `{"status":false,"statusCode":400,"message":"bad"}`, false, 400, KindInvalid, false},
-		{"rejected credentials", create, 200, `{"status":false,"statusCode":401,"msg":"Invalid API credentials"}`, false, 401, KindUnauthorized, false},
-		{"forbidden", create, 403, `{"status":false}`, false, 403, KindUnauthorized, false},
-		{"server", create, 502, `{"status":false,"statusCode":502}`, false, 502, KindServer, false},
-		{"5xx bounds", create, 599, `{"status":false}`, false, 599, KindServer, false},
-		{"600 is nothing known", create, 600, `{"status":false}`, false, 600, KindInvalid, false},
-		{"499", create, 499, `{"status":false}`, false, 499, KindInvalid, false},
-
-		{"status: not found (document)", status, 200, `{"status":false,"statusCode":200,"txnStatus":"PENDING","msg":"Transaction not found"}`, true, 0, KindNone, false},
-		{"status: not found (404 shape)", status, 200, `{"status":false,"statusCode":404,"msg":"Transaction not found"}`, true, 0, KindNone, false},
-		{"status: not found (404 shape in a 404)", status, 404, `{"status":false,"statusCode":404,"msg":"Transaction not found"}`, true, 0, KindNone, false},
-		{"status: FAIL", status, 200, `{"status":false,"statusCode":200,"txnStatus":"FAIL"}`, true, 0, KindNone, false},
-		{"status: FAIL without statusCode", status, 200, `{"status":false,"txnStatus":"FAIL"}`, true, 0, KindNone, false},
-		{"status: refusal without code or state", status, 200, `{"status":false,"msg":"Invalid mid"}`, false, 200, KindInvalid, false},
-		{"status: 404 without statusCode", status, 404, `{"status":false,"msg":"Not found"}`, false, 404, KindNotFound, false},
-		{"status: 500 with statusCode 200", status, 500, `{"status":false,"statusCode":200,"msg":"oops"}`, false, 500, KindServer, false},
-		{"status: 500 with statusCode 200 and PENDING", status, 500, `{"status":false,"statusCode":200,"txnStatus":"PENDING"}`, false, 500, KindServer, false},
-		{"status: 500 with statusCode 404", status, 500, `{"status":false,"statusCode":404}`, false, 404, KindNotFound, false},
-		{"status: txnStatus with an error code", status, 200, `{"status":false,"statusCode":400,"txnStatus":"PENDING"}`, false, 400, KindInvalid, false},
-		{"status: txnStatus with statusCode 404", status, 200, `{"status":false,"statusCode":404,"txnStatus":"PENDING"}`, true, 0, KindNone, false},
-		{"status: 429 with statusCode 200", status, 429, `{"status":false,"statusCode":200}`, false, 429, KindRateLimited, false},
-		{"status: 299 is a 2xx", status, 299, `{"status":false,"statusCode":404}`, true, 0, KindNone, false},
-		{"status: 300 is not", status, 300, `{"status":false,"statusCode":404}`, false, 300, KindNone, true},
-		{"create: not-found shape is a refusal", create, 200, `{"status":false,"statusCode":404}`, false, 404, KindNotFound, false},
-		{"create: txnStatus is a refusal", create, 200, `{"status":false,"statusCode":200,"txnStatus":"PENDING"}`, false, 200, KindInvalid, false},
-
-		{"redirect", create, 303, `{"status":true}`, false, 303, KindNone, true},
-		{"redirect 399", create, 399, ``, false, 399, KindNone, true},
-		{"not the envelope", status, 404, `<html>404</html>`, false, 404, KindNotFound, true},
-		{"empty 200", create, 200, ``, false, 200, KindNone, true},
-		{"HTML 502", create, 502, `<html>bad gateway</html>`, false, 502, KindServer, true},
+		{"success", 200, `{"status":true,"statusCode":200,"data":{}}`, nil, true, ""},
+		{"success 299", 299, `{"status":true}`, nil, true, ""},
+		{"success in a 500 is not one", 500, `{"status":true}`, yes, false, ""},
+		{"success in a 199 is not one", 199, `{"status":true}`, nil, false, ""},
+		{"refusal", 200, `{"status":false,"statusCode":409}`, nil, false, ""},
+		{"refusal accepted", 200, `{"status":false,"statusCode":404}`, yes, true, ""},
+		{"missing auth is never accepted", 200, `{"status":false,"message":"Authorization header is required"}`, yes, false, ""},
+		{"missing auth with status true", 200, `{"status":true,"message":"x"}`, nil, false, ""},
+		{"redirect", 303, `{"status":true}`, yes, false, "redirect not followed"},
+		{"redirect 300", 300, `{"status":true}`, yes, false, "redirect not followed"},
+		{"redirect 399", 399, ``, nil, false, "redirect not followed"},
+		{"400 is no redirect", 400, `{"status":true}`, nil, false, ""},
+		{"not the envelope", 404, `<html>404</html>`, yes, false, "body is not a JSON object"},
+		{"empty 200", 200, ``, nil, false, "empty body"},
 	}
 	for _, tt := range tests {
-		env, f := Check(tt.op, tt.http, []byte(tt.body))
-		if tt.answer {
-			assert.NotNil(t, env, tt.name)
-			assert.Nil(t, f, tt.name)
+		env, ok, err := Check(tt.http, []byte(tt.body), tt.accept)
+		assert.Equal(t, tt.answer, ok, tt.name)
+		if tt.unreadable != "" {
+			assert.EqualError(t, err, tt.unreadable, tt.name)
+			assert.Nil(t, env, tt.name)
 			continue
 		}
-		assert.Nil(t, env, tt.name)
-		require.NotNil(t, f, tt.name)
-		assert.Equal(t, tt.code, f.Code, "%s: code", tt.name)
-		assert.Equal(t, tt.kind, f.Kind, "%s: kind", tt.name)
-		assert.Equal(t, tt.unreadable, f.Unreadable != "", "%s: unreadable %q", tt.name, f.Unreadable)
-		assert.Equal(t, tt.unreadable, f.Env == nil, "%s: envelope", tt.name)
+		assert.NoError(t, err, tt.name)
+		assert.NotNil(t, env, tt.name)
 	}
+	var seen int
+	_, _, _ = Check(200, []byte(`{"status":false}`), func(_ *Envelope, status int) bool { seen = status; return false })
+	assert.Equal(t, 200, seen, "accept sees the HTTP status")
 }
 
 func TestEnvelopeShapes(t *testing.T) {
@@ -188,46 +153,37 @@ func TestCheckLinks(t *testing.T) {
 
 func TestCheckCarriesTheRefusal(t *testing.T) {
 	t.Parallel()
-	_, f := Check(vocab.OpCreatePaymentLink, 200, []byte(`{"status":false,"statusCode":"409","msg":"Order ID already exists"}`))
-	require.NotNil(t, f)
-	assert.Equal(t, 409, f.StatusCode)
-	assert.Equal(t, "Order ID already exists", f.Msg)
-	_, f = Check(vocab.OpCreatePaymentLink, 401, []byte(`{"status":false,"message":"Authorization header is required"}`))
-	require.NotNil(t, f)
-	assert.Equal(t, 0, f.StatusCode)
-	assert.Equal(t, "Authorization header is required", f.Msg)
+	env, ok, err := Check(200, []byte(`{"status":false,"statusCode":"409","msg":"Order ID already exists"}`), nil)
+	require.NoError(t, err)
+	require.False(t, ok)
+	assert.Equal(t, 409, env.StatusCode)
+	assert.Equal(t, "Order ID already exists", env.Msg)
+	env, ok, err = Check(401, []byte(`{"status":false,"message":"Authorization header is required"}`), nil)
+	require.NoError(t, err)
+	require.False(t, ok)
+	assert.Equal(t, 0, env.StatusCode)
+	assert.Equal(t, "Authorization header is required", env.Msg)
 }
 
-// FuzzCheck: any answer is an envelope to decode or a failure, never both
-// nor neither, and never a panic.
+// FuzzCheck: any answer is an envelope or unreadable, never both nor
+// neither, never accepted when unreadable or a redirect, and never a panic.
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{`{"status":true}`, `{"status":false,"statusCode":404}`, `{"status":false,"message":"x"}`,
 		`{"status":false,"statusCode":200,"txnStatus":"PENDING"}`, `<html>`, ``} {
-		f.Add(vocab.OpCheckPaymentStatus, 200, []byte(s))
-		f.Add(vocab.OpCreatePaymentIntent, 500, []byte(s))
+		f.Add(true, 200, []byte(s))
+		f.Add(false, 500, []byte(s))
 	}
-	f.Fuzz(func(t *testing.T, op string, status int, body []byte) {
-		env, fail := Check(op, status, body)
-		if (env == nil) == (fail == nil) {
-			t.Fatalf("Check(%q, %d, %q) = %v, %v", op, status, body, env, fail)
+	f.Fuzz(func(t *testing.T, acceptAll bool, status int, body []byte) {
+		var accept Accept
+		if acceptAll {
+			accept = func(*Envelope, int) bool { return true }
 		}
-		if fail != nil && (fail.Unreadable == "") == (fail.Env == nil) {
-			t.Fatalf("a failure is unreadable exactly when it has no envelope: %+v", fail)
+		env, ok, err := Check(status, body, accept)
+		if (env == nil) == (err == nil) {
+			t.Fatalf("Check(%d, %q) = %v, %v, %v", status, body, env, ok, err)
 		}
-		if env != nil && status >= 300 && status < 400 {
-			t.Fatalf("a redirect read as an answer")
+		if ok && (err != nil || status >= 300 && status < 400) {
+			t.Fatalf("Check(%d, %q) accepted an unreadable answer or a redirect", status, body)
 		}
 	})
-}
-
-func TestKindOf(t *testing.T) {
-	t.Parallel()
-	for code, want := range map[int]Kind{
-		0: KindNone, 200: KindNone, 302: KindNone, 399: KindNone,
-		400: KindInvalid, 401: KindUnauthorized, 402: KindInvalid, 403: KindUnauthorized, 404: KindNotFound,
-		409: KindDuplicate, 429: KindRateLimited, 499: KindInvalid,
-		500: KindServer, 599: KindServer, 600: KindNone,
-	} {
-		assert.Equal(t, want, KindOf(code), "%d", code)
-	}
 }

@@ -1,6 +1,7 @@
 package upicollect
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/upicollect/upicollect-go/internal/retry"
+	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // TestDecide tables the retry decision for every safety and every kind of
@@ -27,30 +29,30 @@ func TestDecide(t *testing.T) {
 	var (
 		no        = want{reason: "not retryable"}
 		noAmb     = want{ambiguous: true, reason: "not retryable"}
-		sent      = outcome{neverSent: true, errText: "dial tcp: refused"}
-		reset     = outcome{errText: "connection reset"}
-		timeout   = outcome{timedOut: true, errText: "deadline"}
-		rate      = outcome{answered: true, code: 429}
-		server    = func(code int) outcome { return outcome{answered: true, code: code} }
-		unread200 = outcome{answered: true, code: 200, unreadable: true}
-		unread303 = outcome{answered: true, code: 303, unreadable: true}
-		unread300 = outcome{answered: true, code: 300, unreadable: true}
-		unread404 = outcome{answered: true, code: 404, unreadable: true}
-		dup       = outcome{answered: true, code: 409}
-		invalid   = outcome{answered: true, code: 400}
-		unauth    = outcome{answered: true, code: 401}
-		notFound  = outcome{answered: true, code: 404}
+		sent      = attempt{neverSent: true, err: errors.New("dial tcp: refused")}
+		reset     = attempt{err: errors.New("connection reset")}
+		timeout   = attempt{timedOut: true, err: errors.New("deadline")}
+		rate      = refusal(429, "")
+		server    = func(code int) attempt { return refusal(code, "") }
+		unread200 = unreadable(200)
+		unread303 = unreadable(303)
+		unread300 = unreadable(300)
+		unread404 = unreadable(404)
+		dup       = refusal(409, "")
+		invalid   = refusal(400, "")
+		unauth    = refusal(401, "")
+		notFound  = refusal(404, "")
 	)
 	tests := []struct {
 		name string
 		s    safety
-		o    outcome
+		o    attempt
 		n    int
 		want want
 	}{
-		{"status never sent", readOnly, sent, 1, want{true, false, retry.RetryCost, "not sent: dial tcp: refused"}},
-		{"keyed never sent", keyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: dial tcp: refused"}},
-		{"unkeyed never sent", unkeyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: dial tcp: refused"}},
+		{"status never sent", readOnly, sent, 1, want{true, false, retry.RetryCost, "not sent: refused"}},
+		{"keyed never sent", keyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: refused"}},
+		{"unkeyed never sent", unkeyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: refused"}},
 
 		{"status reset", readOnly, reset, 1, want{true, false, retry.RetryCost, "transport: connection reset"}},
 		{"keyed reset", keyedCreate, reset, 1, want{true, true, retry.RetryCost, "transport: connection reset"}},
@@ -61,7 +63,8 @@ func TestDecide(t *testing.T) {
 		{"unkeyed timeout", unkeyedCreate, timeout, 1, want{false, true, retry.TimeoutCost, "attempt timed out"}},
 
 		{"status 429", readOnly, rate, 1, want{true, false, retry.RetryCost, "rate limited (429)"}},
-		{"keyed 429", keyedCreate, rate, 1, want{true, false, retry.RetryCost, "rate limited (429)"}},
+		// Ambiguous: a proxy may have forwarded the create before it answered 429.
+		{"keyed 429", keyedCreate, rate, 1, want{true, true, retry.RetryCost, "rate limited (429)"}},
 		{"unkeyed 429: reached the service", unkeyedCreate, rate, 1, want{false, true, retry.RetryCost, "rate limited (429)"}},
 
 		{"status unreadable 200", readOnly, unread200, 1, no},
@@ -87,21 +90,21 @@ func TestDecide(t *testing.T) {
 			struct {
 				name string
 				s    safety
-				o    outcome
+				o    attempt
 				n    int
 				want want
 			}{fmt.Sprintf("status %d", code), readOnly, server(code), 1, want{true, false, retry.RetryCost, r}},
 			struct {
 				name string
 				s    safety
-				o    outcome
+				o    attempt
 				n    int
 				want want
 			}{fmt.Sprintf("keyed %d", code), keyedCreate, server(code), 1, want{true, true, retry.RetryCost, r}},
 			struct {
 				name string
 				s    safety
-				o    outcome
+				o    attempt
 				n    int
 				want want
 			}{fmt.Sprintf("unkeyed %d", code), unkeyedCreate, server(code), 1, want{false, true, retry.RetryCost, r}},
@@ -111,14 +114,13 @@ func TestDecide(t *testing.T) {
 	tests = append(tests, struct {
 		name string
 		s    safety
-		o    outcome
+		o    attempt
 		n    int
 		want want
 	}{"status 501", readOnly, server(501), 1, no})
 
 	for _, tt := range tests {
-		tt.o.attempt = tt.n
-		v := decide(tt.s, p, tt.o, false, now, half)
+		v := decide(tt.s, p, &tt.o, tt.n, false, now, half)
 		assert.Equal(t, tt.want.retry, v.retry, "%s: retry", tt.name)
 		assert.Equal(t, tt.want.ambiguous, v.ambiguous, "%s: ambiguous", tt.name)
 		assert.Equal(t, tt.want.reason, v.reason, "%s: reason", tt.name)
@@ -133,7 +135,7 @@ func TestDecide(t *testing.T) {
 
 		// An earlier ambiguous attempt makes every create's end ambiguous,
 		// never the status check's.
-		v = decide(tt.s, p, tt.o, true, now, half)
+		v = decide(tt.s, p, &tt.o, tt.n, true, now, half)
 		assert.Equal(t, tt.s != readOnly, v.ambiguous, "%s after an ambiguous attempt", tt.name)
 	}
 }
@@ -148,7 +150,8 @@ func TestDecideLimits(t *testing.T) {
 	tests := []struct {
 		name   string
 		s      safety
-		o      outcome
+		o      attempt
+		n      int
 		was    bool
 		retry  bool
 		amb    bool
@@ -156,20 +159,20 @@ func TestDecideLimits(t *testing.T) {
 		delay  time.Duration
 		reason string
 	}{
-		{"last attempt", readOnly, outcome{attempt: 3, answered: true, code: 500}, false, false, false, true, 0, ReasonAttemptsExhausted},
-		{"last attempt of a keyed create", keyedCreate, outcome{attempt: 3, answered: true, code: 503}, false, false, true, true, 0, ReasonAttemptsExhausted},
-		{"before the last", readOnly, outcome{attempt: 2, answered: true, code: 500}, false, true, false, false, 200 * time.Millisecond, "server error (500)"},
-		{"Retry-After longer than backoff", readOnly, outcome{attempt: 1, answered: true, code: 429, retryAfter: "2"}, false, true, false, false, 2 * time.Second, "rate limited (429)"},
-		{"Retry-After shorter than backoff", readOnly, outcome{attempt: 2, answered: true, code: 503, retryAfter: "0"}, false, true, false, false, 200 * time.Millisecond, "server error (503)"},
-		{"Retry-After at the cap", readOnly, outcome{attempt: 1, answered: true, code: 429, retryAfter: "30"}, false, true, false, false, 30 * time.Second, "rate limited (429)"},
-		{"Retry-After beyond the cap", readOnly, outcome{attempt: 1, answered: true, code: 429, retryAfter: "31"}, false, false, false, true, 0, "Retry-After 31s exceeds 30s"},
-		{"Retry-After beyond the cap, keyed, after ambiguity", keyedCreate, outcome{attempt: 2, answered: true, code: 503, retryAfter: "120"}, true, false, true, true, 0, "Retry-After 2m0s exceeds 30s"},
-		{"Retry-After as a date", readOnly, outcome{attempt: 1, answered: true, code: 503, retryAfter: now.Add(10 * time.Second).Format(http.TimeFormat)}, false, true, false, false, 10 * time.Second, "server error (503)"},
-		{"Retry-After ignored on a 500", readOnly, outcome{attempt: 1, answered: true, code: 500, retryAfter: "20"}, false, true, false, false, 100 * time.Millisecond, "server error (500)"},
-		{"Retry-After unreadable", readOnly, outcome{attempt: 1, answered: true, code: 429, retryAfter: "soon"}, false, true, false, false, 100 * time.Millisecond, "rate limited (429)"},
+		{"last attempt", readOnly, refusal(500, ""), 3, false, false, false, true, 0, ReasonAttemptsExhausted},
+		{"last attempt of a keyed create", keyedCreate, refusal(503, ""), 3, false, false, true, true, 0, ReasonAttemptsExhausted},
+		{"before the last", readOnly, refusal(500, ""), 2, false, true, false, false, 200 * time.Millisecond, "server error (500)"},
+		{"Retry-After longer than backoff", readOnly, refusal(429, "2"), 1, false, true, false, false, 2 * time.Second, "rate limited (429)"},
+		{"Retry-After shorter than backoff", readOnly, refusal(503, "0"), 2, false, true, false, false, 200 * time.Millisecond, "server error (503)"},
+		{"Retry-After at the cap", readOnly, refusal(429, "30"), 1, false, true, false, false, 30 * time.Second, "rate limited (429)"},
+		{"Retry-After beyond the cap", readOnly, refusal(429, "31"), 1, false, false, false, true, 0, "Retry-After 31s exceeds 30s"},
+		{"Retry-After beyond the cap, keyed, after ambiguity", keyedCreate, refusal(503, "120"), 2, true, false, true, true, 0, "Retry-After 2m0s exceeds 30s"},
+		{"Retry-After as a date", readOnly, refusal(503, now.Add(10*time.Second).Format(http.TimeFormat)), 1, false, true, false, false, 10 * time.Second, "server error (503)"},
+		{"Retry-After ignored on a 500", readOnly, refusal(500, "20"), 1, false, true, false, false, 100 * time.Millisecond, "server error (500)"},
+		{"Retry-After unreadable", readOnly, refusal(429, "soon"), 1, false, true, false, false, 100 * time.Millisecond, "rate limited (429)"},
 	}
 	for _, tt := range tests {
-		v := decide(tt.s, p, tt.o, tt.was, now, half)
+		v := decide(tt.s, p, &tt.o, tt.n, tt.was, now, half)
 		assert.Equal(t, verdict{retry: tt.retry, ambiguous: tt.amb, limit: tt.limit, delay: tt.delay, reason: tt.reason,
 			cost: map[bool]int{true: retry.RetryCost}[tt.retry]}, v, tt.name)
 	}
@@ -183,4 +186,20 @@ func TestRefill(t *testing.T) {
 	assert.Equal(t, retry.SuccessRefill, refill(1, 7))
 	assert.Equal(t, 7, refill(2, 7))
 	assert.Equal(t, retry.TimeoutCost, refill(3, retry.TimeoutCost))
+}
+
+// refusal is an attempt answered with an envelope refusing the call in an
+// HTTP code, with a Retry-After header when retryAfter is set.
+func refusal(code int, retryAfter string) attempt {
+	h := http.Header{}
+	if retryAfter != "" {
+		h.Set("Retry-After", retryAfter)
+	}
+	return attempt{resp: &Response{HTTPStatus: code, Header: h}, env: &wire.Envelope{}}
+}
+
+// unreadable is an attempt answered in code with a body that is not the
+// envelope.
+func unreadable(code int) attempt {
+	return attempt{resp: &Response{HTTPStatus: code, Header: http.Header{}}, unreadable: "not JSON"}
 }

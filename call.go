@@ -1,0 +1,186 @@
+package upicollect
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/url"
+
+	"github.com/upicollect/upicollect-go/internal/retry"
+	"github.com/upicollect/upicollect-go/internal/vocab"
+	"github.com/upicollect/upicollect-go/internal/wire"
+)
+
+// A call runs in this order: an operation describes it (newCall or
+// createCall), invoke sends it and decodes the accepted answer, send is the
+// retry loop, and each attempt is one transport.exchange, judged by decide
+// (retry.go) and, when it fails, made an error by attemptError (errors.go).
+
+// call is one operation call: described once, sent by every attempt.
+type call struct {
+	op      string
+	path    string   // below the base URL, for the log
+	url     *url.URL // the endpoint, joined to the base URL once; shared
+	body    string   // the form, encoded once
+	getBody func() (io.ReadCloser, error)
+	safety  safety
+	orderID string
+	// accept reads a status-false envelope as the answer all the same (the
+	// status check's not-found shapes); nil for every other operation.
+	accept wire.Accept
+}
+
+// newCall describes op. The form is encoded here, once per call, not once
+// per attempt.
+func (c *Client) newCall(op, path, orderID string, s safety, form string) *call {
+	return &call{
+		op: op, path: path, url: c.endpoint(path), body: form, safety: s, orderID: orderID,
+		// For a transport that retries a request on a connection that
+		// closed under it.
+		getBody: func() (io.ReadCloser, error) { return newBody(form), nil },
+	}
+}
+
+// createCall describes a create: keyed when it carries an order id, which
+// makes repeating it safe.
+func (c *Client) createCall(op, orderID string, req interface{ Encode() string }) *call {
+	s := unkeyedCreate
+	if orderID != "" {
+		s = keyedCreate
+	}
+	return c.newCall(op, vocab.PathPrefix+op, orderID, s, req.Encode())
+}
+
+// invoke carries one validated call from its request to its typed result:
+// send (retries included), then the operation's decode of the accepted
+// answer. A decode failure is dataError's.
+func invoke[T any](ctx context.Context, c *Client, cl *call, decode func(env *wire.Envelope, resp *Response) (T, error)) (T, error) {
+	env, resp, err := c.send(ctx, cl)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := decode(env, resp)
+	if err != nil {
+		e := dataError(cl.op, cl.orderID, cl.safety, env, resp, err, c.filter)
+		c.ended(ctx, cl, resp.Attempts, e, "unreadable data in a success answer")
+		var zero T
+		return zero, e
+	}
+	return v, nil
+}
+
+var errNoData = errors.New("no data in a success answer")
+
+// needData returns the envelope's data, or an error when it has none.
+func needData(env *wire.Envelope) ([]byte, error) {
+	if env.Data == nil {
+		return nil, errNoData
+	}
+	return env.Data, nil
+}
+
+// send runs the retry loop for cl and returns the accepted answer or the
+// error the caller sees. It only coordinates: decide makes every decision.
+// Each attempt passes through attempted, and each failed call through
+// ended: the places for per-attempt and per-call hooks.
+func (c *Client) send(ctx context.Context, cl *call) (*wire.Envelope, *Response, error) {
+	start := c.clock.Now()
+	var (
+		ambiguous bool // an earlier attempt of a create may have taken effect
+		lastCost  int
+		lastErr   *APIError
+	)
+	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, c.contextEnded(ctx, cl, n-1, ambiguous, lastErr, err)
+		}
+		if err := c.limiter.Wait(ctx); err != nil {
+			return nil, nil, c.contextEnded(ctx, cl, n-1, ambiguous, lastErr, err)
+		}
+		a := c.transport.exchange(ctx, cl.url, cl.body, cl.getBody, cl.accept)
+		if a.resp != nil {
+			a.resp.Attempts, a.resp.Duration = n, c.clock.Now().Sub(start)
+		}
+		c.attempted(ctx, cl, n, &a)
+		if a.accepted {
+			c.budget.Release(refill(n, lastCost))
+			return a.env, a.resp, nil
+		}
+		v := decide(cl.safety, c.retry, &a, n, ambiguous, c.clock.Now(), c.rand)
+		ambiguous = v.ambiguous
+		lastErr = attemptError(cl.op, cl.orderID, &a, ambiguous, c.filter)
+		if ctx.Err() != nil {
+			// The context ended during the attempt; decide already judged
+			// whether what went out may have taken effect.
+			return nil, nil, c.contextEnded(ctx, cl, n, ambiguous, lastErr, ctx.Err())
+		}
+		if v.retry && !c.budget.Acquire(v.cost) {
+			v = verdict{reason: ReasonBudgetExhausted, limit: true}
+		}
+		if !v.retry {
+			if v.limit {
+				lastErr.Reason = v.reason
+			}
+			c.ended(ctx, cl, n, lastErr, v.reason)
+			return nil, nil, lastErr
+		}
+		lastCost = v.cost
+		c.retrying(ctx, cl, n, v)
+		if err := c.clock.Sleep(ctx, v.delay); err != nil {
+			return nil, nil, c.contextEnded(ctx, cl, n, ambiguous, lastErr, err)
+		}
+	}
+}
+
+// refill is what a success returns to the retry budget: the cost of the
+// retry that succeeded, or SuccessRefill after a first-try success.
+func refill(n, lastCost int) int {
+	if n == 1 {
+		return retry.SuccessRefill
+	}
+	return lastCost
+}
+
+// contextEnded ends a call whose context ended, with endedError's error.
+func (c *Client) contextEnded(ctx context.Context, cl *call, attempts int, ambiguous bool, last *APIError, ctxErr error) error {
+	e := endedError(cl.op, cl.orderID, last, ambiguous, ctxErr)
+	c.ended(ctx, cl, attempts, e, "context done")
+	return e
+}
+
+// The call's own context reaches every record, so that a context-aware
+// handler keeps the caller's trace ids.
+
+// attempted records one attempt.
+func (c *Client) attempted(ctx context.Context, cl *call, n int, a *attempt) {
+	if !c.logger.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("op", cl.op), slog.String("path", cl.path), slog.Int("attempt", n),
+		slog.String("order_id", cl.orderID),
+	}
+	if a.resp != nil {
+		attrs = append(attrs, slog.Int("http_status", a.resp.HTTPStatus), slog.Duration("duration", a.resp.Duration))
+	}
+	if a.err != nil {
+		attrs = append(attrs, slog.String("error", c.filter.Text(shortErr(a.err))))
+	}
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "upicollect: attempt", attrs...)
+}
+
+// retrying records a retry about to wait v.delay.
+func (c *Client) retrying(ctx context.Context, cl *call, n int, v verdict) {
+	c.logger.LogAttrs(ctx, slog.LevelWarn, "upicollect: retrying",
+		slog.String("op", cl.op), slog.Int("attempt", n), slog.String("reason", c.filter.Text(v.reason)),
+		slog.Duration("delay", v.delay), slog.String("order_id", cl.orderID))
+}
+
+// ended records a call that failed after n attempts.
+func (c *Client) ended(ctx context.Context, cl *call, n int, err error, why string) {
+	c.logger.LogAttrs(ctx, slog.LevelError, "upicollect: call failed",
+		slog.String("op", cl.op), slog.Int("attempts", n), slog.String("reason", why),
+		slog.String("order_id", cl.orderID), slog.String("error", c.filter.Text(err.Error())))
+}
