@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	upicollect "github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -16,7 +17,7 @@ func TestUnknownOrder(t *testing.T) {
 
 	r := cli(t, env, "", "status", "nobody-made-this")
 	assert.Equal(t, exitOK, r.code, "an unknown order is not an error: %s", r.output())
-	assert.Contains(t, r.stdout, "Status   PENDING (not found: the service does not know this order")
+	assert.Contains(t, r.stdout, "Status   PENDING, not found: the service does not know this order")
 	r = cli(t, env, "", "status", "nobody-made-this", "--json")
 	assert.Contains(t, r.stdout, `"txn_status":"PENDING","not_found":true`)
 
@@ -33,4 +34,13 @@ func TestUnknownOrder(t *testing.T) {
 	require.NoError(t, err)
 	r = cli(t, env, "", "wait", "known-1", "--unknown-timeout", "1ms", "--poll-interval", "1ms")
 	assert.Equal(t, exitOK, r.code, "a known order is waited for as before: %s", r.output())
+}
+
+func TestShortStatus(t *testing.T) {
+	unknown := &upicollect.PaymentStatus{TxnStatus: upicollect.TxnPending, NotFound: true}
+	known := &upicollect.PaymentStatus{TxnStatus: upicollect.TxnPending}
+	assert.Equal(t, "PENDING, not found", shortStatus(unknown), "the spinner and a timed-out wait say so")
+	assert.Equal(t, "PENDING", shortStatus(known))
+	assert.Equal(t, "PENDING, not found: the service does not know this order, or no payment was started", statusText(unknown))
+	assert.Equal(t, "PENDING", statusText(known))
 }

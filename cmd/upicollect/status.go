@@ -28,7 +28,7 @@ func toStatusJSON(s *upicollect.PaymentStatus) statusJSON {
 // not know is said to be not found, not merely PENDING.
 func statusText(s *upicollect.PaymentStatus) string {
 	if s.NotFound {
-		return string(s.TxnStatus) + " (not found: the service does not know this order, or no payment was started)"
+		return shortStatus(s) + ": the service does not know this order, or no payment was started"
 	}
 	return string(s.TxnStatus)
 }

@@ -63,7 +63,7 @@ func (p *statusPrinter) seen(st *upicollect.PaymentStatus) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.sp != nil {
-		p.sp.setStatus(string(st.TxnStatus))
+		p.sp.setStatus(shortStatus(st))
 	}
 	if p.last != nil && sameStatus(p.last, st) {
 		return
@@ -109,7 +109,7 @@ func (a *app) wait(c *upicollect.Client, orderID string, lim waitLimits) error {
 	if err != nil {
 		last := "no status seen"
 		if st != nil {
-			last = "still " + string(st.TxnStatus)
+			last = "still " + shortStatus(st)
 		}
 		switch {
 		case a.ctx.Err() != nil:
@@ -136,4 +136,13 @@ func (a *app) wait(c *upicollect.Client, orderID string, lim waitLimits) error {
 func sameStatus(a, b *upicollect.PaymentStatus) bool {
 	return a.OrderID == b.OrderID && a.TxnStatus == b.TxnStatus && a.Amount == b.Amount &&
 		a.UTR == b.UTR && a.Message == b.Message
+}
+
+// shortStatus is the state in a few words: "PENDING, not found" for an
+// order the service does not know.
+func shortStatus(st *upicollect.PaymentStatus) string {
+	if st.NotFound {
+		return string(st.TxnStatus) + ", not found"
+	}
+	return string(st.TxnStatus)
 }
