@@ -148,7 +148,9 @@ func TestVendorCheckout(t *testing.T) {
 
 func TestOrderRequestRules(t *testing.T) {
 	s := fixed(t)
-	form := func(kv ...string) url.Values { return with(intentForm(s), append([]string{"order_id", "set below"}, kv...)...) }
+	form := func(kv ...string) url.Values {
+		return with(intentForm(s), append([]string{"order_id", "set below"}, kv...)...)
+	}
 	tests := []struct {
 		name string
 		form url.Values

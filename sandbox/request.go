@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -16,7 +15,7 @@ const (
 	maxControlBodySize = 64 << 10
 )
 
-// request is what ServeHTTP read of a request, handed to the route.
+// request is what was read of a request, handed to the route.
 type request struct {
 	op       string // the API operation, "" elsewhere
 	authed   bool   // valid Basic credentials (API routes)
@@ -30,43 +29,8 @@ type request struct {
 
 var errBodyTooLarge = errors.New("request body too large")
 
-// ServeHTTP routes r. It reads the body once (API bodies only with valid
-// credentials; others are discarded unread into memory), records the
-// request, then hands both to the route.
-func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	req := &request{at: s.now()}
-	sw := &statusWriter{ResponseWriter: w}
-	rt, allowed := s.match(r)
-	defer s.finish(r, req, sw, start)
-	switch {
-	case rt == nil && len(allowed) > 0:
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		req.rec = s.log.add(r, nil, req.at)
-		http.Error(sw, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	case rt == nil:
-		req.rec = s.log.add(r, nil, req.at)
-		s.serveNotFound(sw, r)
-		return
-	}
-	s.read(w, r, rt, req)
-	if req.bodyErr == nil {
-		// The body is in; a handler that takes its time (a scripted delay)
-		// must not be cut off by the server's read timeout. After a failed
-		// read the deadline stays, so that the connection ends.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-	}
-	if rt.local && !s.localHost(r.Host) {
-		http.Error(sw, "misdirected request: this address serves only "+
-			"loopback hosts and the configured address", http.StatusMisdirectedRequest)
-		return
-	}
-	rt.serve(sw, r, req)
-}
-
 // read fills req from r and records the request.
-func (s *Service) read(w http.ResponseWriter, r *http.Request, rt *route, req *request) {
+func (s *Service) read(w http.ResponseWriter, r *http.Request, rt route, req *request) {
 	limit := int64(maxControlBodySize)
 	if rt.api {
 		req.op = r.PathValue("op")
@@ -98,51 +62,50 @@ func (s *Service) read(w http.ResponseWriter, r *http.Request, rt *route, req *r
 }
 
 // finish records the answer's status and logs the request.
-func (s *Service) finish(r *http.Request, req *request, sw *statusWriter, start time.Time) {
+func (s *Service) finish(r *http.Request, x *exchange, start time.Time) {
+	req := x.req
 	if req.rec == nil {
 		return
 	}
-	s.log.finish(req.rec, sw.status)
-	if req.op != "" && sw.status != 0 {
-		s.stats.answer(sw.status)
+	s.log.finish(req.rec, x.status)
+	if req.op != "" && x.status != 0 {
+		s.stats.answer(x.status)
 	}
 	if l := s.cfg.logger; l != nil {
 		l.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", req.rec.Path),
-			slog.String("op", req.rec.Op), slog.Int("status", sw.status),
+			slog.String("op", req.rec.Op), slog.Int("status", x.status),
 			slog.Duration("duration", time.Since(start)))
 	}
 }
 
-// serveNotFound answers a path the sandbox does not serve: JSON under the
-// API, the hosted 404 page elsewhere.
-func (s *Service) serveNotFound(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, apiPrefix) {
-		s.writeAPI(w, http.StatusNotFound, failure(s.variantSet(), http.StatusNotFound, "Not found"))
-		return
-	}
-	http.NotFound(w, r)
+// serveNotFound answers a path under the API that names no operation.
+func (s *Service) serveNotFound(w http.ResponseWriter, _ *http.Request) {
+	s.writeAPI(w, http.StatusNotFound, failure(s.variantSet(), http.StatusNotFound, "Not found"))
 }
 
-// statusWriter remembers the status written; Unwrap lets
-// http.ResponseController reach Flush, Hijack and deadlines underneath.
-type statusWriter struct {
+// exchange is one request's writer: it remembers the status written and
+// carries what was read of the request from ServeHTTP to the route. Unwrap
+// lets http.ResponseController reach Flush, Hijack and deadlines
+// underneath.
+type exchange struct {
 	http.ResponseWriter
 	status int
+	req    *request
 }
 
-func (w *statusWriter) WriteHeader(code int) {
+func (w *exchange) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
+func (w *exchange) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *exchange) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"testing"
 	"time"
 )
 
@@ -71,13 +70,26 @@ func New(opts ...Option) *Server {
 	return s
 }
 
+// TB is the part of testing.TB that Start uses; *testing.T, *testing.B,
+// *testing.F and testing.TB itself all satisfy it. Start takes TB rather
+// than testing.TB so that this package does not import "testing": a
+// program that serves the sandbox, such as the upicollect command, would
+// otherwise link the testing package and its flags into its binary.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+}
+
 // Start is New for tests: a failure fails t, and the server is closed when
-// t's test and its subtests end.
-func Start(t testing.TB, opts ...Option) *Server {
+// t's test and its subtests end. Call it with a *testing.T, *testing.B or
+// testing.TB.
+func Start(t TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := Listen("127.0.0.1:0", opts...)
 	if err != nil {
 		t.Fatalf("sandbox: %v", err)
+		return nil // a TB whose Fatalf returns
 	}
 	t.Cleanup(s.Close)
 	return s

@@ -24,7 +24,7 @@ type Service struct {
 	cfg    config
 	store  *store
 	log    *requestLog
-	routes []route
+	mux    *http.ServeMux // the route table
 	quota  *quota // nil: no quota
 	stats  *counters
 
@@ -69,7 +69,7 @@ func NewService(opts ...Option) (*Service, error) {
 	for _, f := range cfg.faults {
 		s.InjectFault(f)
 	}
-	s.routes = s.routeTable()
+	s.mux = s.newMux()
 	return s, nil
 }
 

@@ -26,6 +26,11 @@ func TestRouting(t *testing.T) {
 		{"HEAD", "/sandbox/orders", nil, 200, "", ""},
 		{"DELETE", "/sandbox/faults", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, "", "cross-site"},
 		{"DELETE", "/sandbox/faults", nil, 204, "", ""},
+		{"GET", "/sandbox/orders/x/pay", nil, 405, "POST", "method not allowed"},
+		{"PUT", "/sandbox/stats", nil, 405, "GET, DELETE", "method not allowed"},
+		{"GET", "/v1/payments/checkPaymentStatus", nil, 405, "POST", `"statusCode":405`},
+		{"GET", "/sandbox/pay/", nil, 404, "", "404 page not found"},
+		{"GET", "/index.html", nil, 404, "", "404 page not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
