@@ -164,7 +164,7 @@ func attemptError(op, orderID string, a *attempt, ambiguous bool, f *redact.Filt
 		e.HTTPStatus, e.detail = a.resp.HTTPStatus, "reading the body"
 	case a.env == nil:
 		e.HTTPStatus, e.kinds, e.detail = a.resp.HTTPStatus, answerKinds(a), a.unreadable
-		if a.resp.HTTPStatus < 300 || a.resp.HTTPStatus >= 400 {
+		if len(a.resp.Body) > 0 && (a.resp.HTTPStatus < 300 || a.resp.HTTPStatus >= 400) { // an empty body is said once
 			e.detail += ": " + bodySnippet(f, a.resp.Body)
 		}
 	default:
