@@ -148,3 +148,33 @@ func TestJSONEscapeUnsafe(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out.String()), &back))
 	assert.Equal(t, hostile+"\x7f", back["m"], "the escapes mean the same to a JSON reader")
 }
+
+// TestNoRepeatedPhrases: an error says each thing once; an empty answer is
+// "empty body", not "empty body: empty body".
+func TestNoRepeatedPhrases(t *testing.T) {
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(empty.Close)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }))
+	t.Cleanup(failing.Close)
+	for _, base := range []string{empty.URL, failing.URL} {
+		env := []string{envBaseURL + "=" + base, envMID + "=m", envPublicKey + "=pk", envSecretKey + "=sk"}
+		for _, args := range [][]string{{"status", "x"}, intentArgs("x"), {"status", "x", "--json"}} {
+			r := cli(t, env, "", args...)
+			assert.NotEqual(t, exitOK, r.code)
+			assert.Contains(t, r.output(), "empty body")
+			assert.Empty(t, repeatedPhrase(r.output()), "%v: %s", args, r.output())
+		}
+	}
+}
+
+// repeatedPhrase is the first ": "-separated phrase that comes twice in a
+// row in s, or "".
+func repeatedPhrase(s string) string {
+	parts := strings.Split(s, ": ")
+	for i := 1; i < len(parts); i++ {
+		if strings.TrimSpace(parts[i]) == strings.TrimSpace(parts[i-1]) {
+			return parts[i]
+		}
+	}
+	return ""
+}
