@@ -21,12 +21,12 @@ import (
 // yourself to serve it from another server (at the root of a host: its
 // paths are absolute). It is safe for concurrent use.
 type Service struct {
-	cfg    config
-	store  *store
-	log    *requestLog
-	mux    *http.ServeMux // the route table
-	quota  *quota // nil: no quota
-	stats  *counters
+	cfg   config
+	store *store
+	log   *requestLog
+	mux   *http.ServeMux // the route table
+	quota *quota         // nil: no quota
+	stats *counters
 
 	// ctx ends at Close, ending every delay and drip in progress.
 	ctx    context.Context
