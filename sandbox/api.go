@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // serveAPI answers /v1/payments/{op}: scripted faults first, then the
@@ -140,7 +142,7 @@ func (s *Service) create(op string, f map[string]string) (*Order, error) {
 	o := &Order{
 		MID:         f["mid"],
 		AmountPaise: paise,
-		Amount:      formatRupees(paise),
+		Amount:      vocab.FormatRupees(paise),
 		Note:        f["note"],
 		Customer:    Customer{Name: f["customer_name"], Email: f["customer_email"], Mobile: f["customer_mobile"]},
 		VPA:         f["vpa"],
@@ -182,7 +184,7 @@ func (s *Service) created(v variantSet, base string, o *Order) object {
 	case KindRequest:
 		data := object{{"orderId", o.OrderID}, {"payment_url", pageURL(base, o.OrderID)}}
 		if v.has(VariantRequestISOExpiry) {
-			exp := o.CreatedAt.Add(s.cfg.intentTTL).In(indiaTime).Format(time.RFC3339)
+			exp := o.CreatedAt.Add(s.cfg.intentTTL).In(vocab.IndiaTime).Format(time.RFC3339)
 			data = append(data, member{"order_id", o.OrderID}, member{"expiry", exp})
 		}
 		return success(v, "Payment request created successfully", data)
@@ -202,7 +204,7 @@ func (s *Service) intentData(v variantSet, base string, o *Order) object {
 	}
 	amount := rupeesNumber(o.AmountPaise) // "499", as the document's example
 	if v.has(VariantStringAmounts) || o.AmountPaise%100 != 0 {
-		amount = formatRupees(o.AmountPaise)
+		amount = vocab.FormatRupees(o.AmountPaise)
 	}
 	data := object{{"intent", "upi://pay?" + q}}
 	for _, app := range upiApps {
@@ -210,7 +212,7 @@ func (s *Service) intentData(v variantSet, base string, o *Order) object {
 	}
 	return append(data,
 		member{"dynamicQR", qr},
-		member{"expiry", o.ExpiresAt.In(indiaTime).Format(time.DateTime)},
+		member{"expiry", o.ExpiresAt.In(vocab.IndiaTime).Format(vocab.ExpiryLayout)},
 		member{"amount", amount},
 		member{"orderId", o.OrderID},
 		member{"merchantName", s.cfg.merchantName},
@@ -232,7 +234,7 @@ var upiApps = []struct {
 func (s *Service) upiQuery(o *Order) string {
 	return "pa=" + upiEscape(s.cfg.merchantVPA) +
 		"&pn=" + upiEscape(s.cfg.merchantName) +
-		"&am=" + formatRupees(o.AmountPaise) +
+		"&am=" + vocab.FormatRupees(o.AmountPaise) +
 		"&tr=" + upiEscape(o.OrderID) +
 		"&tn=" + upiEscape(o.Note) +
 		"&cu=INR"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 func TestEnvelopesGolden(t *testing.T) {
@@ -373,7 +374,7 @@ func TestSettleRules(t *testing.T) {
 
 func TestRupees(t *testing.T) {
 	for paise, want := range map[int64][2]string{49900: {"499.00", "499"}, 108: {"1.08", "1.08"}, 150: {"1.50", "1.5"}, 5: {"0.05", "0.05"}} {
-		assert.Equal(t, want[0], formatRupees(paise))
+		assert.Equal(t, want[0], vocab.FormatRupees(paise))
 		assert.Equal(t, want[1], rupeesNumber(paise))
 	}
 }

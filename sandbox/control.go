@@ -46,7 +46,7 @@ func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request)
 	set := Settlement{Result: strings.ToUpper(f["result"]), UTR: f["utr"]}
 	if a, ok := f["amount"]; ok {
 		p, err := wire.ParseDecimalPaise(a)
-		if err != nil || p <= 0 || p > maxPaise {
+		if err != nil || p <= 0 || p > maxOrderPaise {
 			writeValue(w, http.StatusBadRequest, controlError{ErrInvalidAmount.Error()})
 			return
 		}

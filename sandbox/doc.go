@@ -247,8 +247,11 @@
 // the request log (Requests) is capped at 4 MiB (WithRequestLogBytes) and
 // optionally by count (WithRequestLogLimit), keeps the body fields only of
 // API calls with valid credentials, at most 4 KiB of them per call, and
-// redacts the Authorization header, the Basic credential pair in any
-// encoding and the secret key wherever they appear. Reading a request's
+// redacts the merchant's credentials as the SDK's own logs do, by one list
+// of forms: the Authorization header value, the Basic credential pair in
+// any base64 and the secret key, each also percent-encoded or
+// JSON-escaped, wherever they stand as a whole token (so a short or
+// common-word secret does not blot out other text). Reading a request's
 // header, reading a whole request and an idle keep-alive connection are
 // bounded (WithTimeouts; DefaultTimeouts). OrderCount proves whether a
 // retried create made a second order.

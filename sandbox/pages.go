@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/upicollect/upicollect-go/internal/mask"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // templateFS holds the hosted pages, parsed once into pages.
@@ -174,7 +176,7 @@ func scheduledText(cs []ScheduledChange) []string {
 
 // indiaDateTime writes t as the payer reads it: "2025-01-15 15:35:00 IST".
 func indiaDateTime(t time.Time) string {
-	return t.In(indiaTime).Format(time.DateTime) + " IST"
+	return t.In(vocab.IndiaTime).Format(vocab.ExpiryLayout) + " IST"
 }
 
 // pagePath is the hosted page's path of the order with id.

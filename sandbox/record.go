@@ -1,13 +1,14 @@
 package sandbox
 
 import (
-	"encoding/base64"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
 // RecordedRequest is one request the server received, with secrets removed.
@@ -19,8 +20,11 @@ type RecordedRequest struct {
 	// pages, QR images and control endpoints.
 	Op string
 	// Header is the request header with Authorization (and
-	// Proxy-Authorization) replaced by "Basic [REDACTED]", and the secret
-	// key and the Basic credential pair removed from every other value.
+	// Proxy-Authorization) reduced to its scheme and "[REDACTED]" ("Basic
+	// [REDACTED]"), and the merchant's credentials, in every form the SDK
+	// also hides (the header value, the key pair in any base64, the secret,
+	// each also percent-encoded or JSON-escaped), replaced by "[REDACTED]"
+	// in every other value.
 	Header http.Header
 	// Form holds the body's fields, whether sent form-encoded, multipart or
 	// as JSON (numbers as written), plus URL query values, with the same
@@ -39,52 +43,8 @@ type RecordedRequest struct {
 	size int // bytes it holds, for the log's cap
 }
 
-const (
-	redacted = "[REDACTED]"
-	// maxRecordedForm bounds the body fields kept per request.
-	maxRecordedForm = 4 << 10
-)
-
-// redactor removes the secret key and the Basic credential pair (in the
-// encodings a client may use) from recorded text.
-type redactor struct{ secrets []string }
-
-func newRedactor(publicKey, secretKey string) redactor {
-	pair := []byte(publicKey + ":" + secretKey)
-	return redactor{secrets: []string{
-		base64.StdEncoding.EncodeToString(pair),
-		base64.RawStdEncoding.EncodeToString(pair),
-		base64.URLEncoding.EncodeToString(pair),
-		base64.RawURLEncoding.EncodeToString(pair),
-		secretKey,
-	}}
-}
-
-func (rd redactor) clean(s string) string {
-	for _, x := range rd.secrets {
-		if x != "" {
-			s = strings.ReplaceAll(s, x, redacted)
-		}
-	}
-	return s
-}
-
-// header returns a redacted copy of h.
-func (rd redactor) header(h http.Header) http.Header {
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		if k == "Authorization" || k == "Proxy-Authorization" {
-			out[k] = []string{"Basic " + redacted}
-			continue
-		}
-		c := make([]string, len(vs))
-		for i, v := range vs {
-			c[i] = rd.clean(v)
-		}
-		out[k] = c
-	}
-	return out
-}
+// maxRecordedForm bounds the body fields kept per request.
+const maxRecordedForm = 4 << 10
 
 // requestLog keeps the most recent requests within a byte budget and,
 // optionally, a count.
@@ -94,10 +54,10 @@ type requestLog struct {
 	bytes    int
 	maxBytes int
 	maxCount int
-	rd       redactor
+	rd       *redact.Filter
 }
 
-func newRequestLog(maxBytes, maxCount int, rd redactor) *requestLog {
+func newRequestLog(maxBytes, maxCount int, rd *redact.Filter) *requestLog {
 	return &requestLog{maxBytes: maxBytes, maxCount: maxCount, rd: rd}
 }
 
@@ -107,9 +67,9 @@ func (l *requestLog) add(r *http.Request, fields map[string]string, now time.Tim
 	rec := &RecordedRequest{
 		Time:   now,
 		Method: r.Method,
-		Path:   l.rd.clean(r.URL.Path),
+		Path:   l.rd.Text(r.URL.Path),
 		Op:     apiOp(r.URL.Path),
-		Header: l.rd.header(r.Header),
+		Header: l.rd.Header(r.Header),
 	}
 	rec.Form, rec.FormTruncated = l.form(r.URL.Query(), fields)
 	rec.size = recordSize(rec)
@@ -145,7 +105,7 @@ func (l *requestLog) form(query url.Values, fields map[string]string) (url.Value
 	out, left, cut := url.Values{}, maxRecordedForm, false
 	for _, k := range keys {
 		for _, v := range all[k] {
-			v = l.rd.clean(v)
+			v = l.rd.Text(v)
 			room := left - len(k)
 			if room <= 0 {
 				return out, true

@@ -82,3 +82,26 @@ func TestRequestLogLimit(t *testing.T) {
 	assert.Equal(t, "c", recs[0].Form.Get("order_id"))
 	assert.Equal(t, "e", recs[2].Form.Get("order_id"))
 }
+
+// TestRequestLogShortSecrets runs the log's redaction with secrets that
+// are a letter or a common word: what holds no credential is recorded
+// unchanged, and the secret itself still goes.
+func TestRequestLogShortSecrets(t *testing.T) {
+	for _, secret := range []string{"a", "status", "9876543210"} {
+		t.Run(secret, func(t *testing.T) {
+			s := fixed(t, WithCredentials(credentials("", "pk", secret)))
+			call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "a-status-1", "note", "statuses aside, ref 98765432101"))
+			req := newReq(t, s, OpCreatePaymentLink, "application/x-www-form-urlencoded", strings.NewReader("leak="+secret))
+			req.SetBasicAuth("pk", secret)
+			send(t, s, req)
+			recs := s.Requests()
+			require.Len(t, recs, 2)
+			assert.Equal(t, "/v1/payments/createPaymentIntent", recs[0].Path)
+			assert.Equal(t, "a-status-1", recs[0].Form.Get("order_id"))
+			assert.Equal(t, "statuses aside, ref 98765432101", recs[0].Form.Get("note"), "a short secret inside other words is not a credential")
+			assert.Equal(t, "499", recs[0].Form.Get("amount"))
+			assert.Equal(t, "[REDACTED]", recs[1].Form.Get("leak"))
+			assert.Equal(t, "Basic [REDACTED]", recs[1].Header.Get("Authorization"))
+		})
+	}
+}

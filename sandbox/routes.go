@@ -4,11 +4,13 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // Paths the sandbox serves.
 const (
-	apiPrefix    = "/v1/payments/"
+	apiPrefix    = vocab.PathPrefix
 	pagePrefix   = "/sandbox/pay/"
 	qrPrefix     = "/sandbox/qr/"
 	ordersPath   = "/sandbox/orders"

@@ -13,6 +13,7 @@ import (
 	mrand "math/rand/v2"
 
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
 // Service is the fake payment service as an http.Handler: the API, the
@@ -65,7 +66,7 @@ func NewService(opts ...Option) (*Service, error) {
 	if s.cfg.secretKey == "" {
 		s.cfg.secretKey = "sk_sandbox_" + s.randHex(16)
 	}
-	s.log = newRequestLog(cfg.requestLogBytes, cfg.requestLogLimit, newRedactor(s.cfg.publicKey, s.cfg.secretKey))
+	s.log = newRequestLog(cfg.requestLogBytes, cfg.requestLogLimit, redact.New(s.cfg.publicKey, s.cfg.secretKey))
 	for _, f := range cfg.faults {
 		s.InjectFault(f)
 	}
@@ -126,9 +127,6 @@ func (s *Service) newUTR() string {
 // newOrderID returns a service-style id as live makes them: "utz_" and 13
 // lower-case hex digits, e.g. utz_65a4f3c2b1d0e.
 func (s *Service) newOrderID() string { return "utz_" + s.randHex(7)[:13] }
-
-// indiaTime is UTC+05:30 as a fixed zone, so no tzdata is needed.
-var indiaTime = time.FixedZone("IST", 5*3600+30*60)
 
 // baseURL is where absolute links point: WithPublicURL, else the request's
 // own scheme and Host, else (HTTP/1.0 without Host) where s is served.

@@ -1,6 +1,10 @@
 package sandbox
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
+)
 
 // Payer VPA reported by the data-status shape for orders that have none.
 const payerVPA = "payer.sandbox@oksbi"
@@ -23,7 +27,7 @@ func statusAnswer(v variantSet, o *Order) (int, object) {
 	}
 	var amount any = number(rupeesNumber(o.PaidPaise))
 	if v.has(VariantStringAmounts) {
-		amount = formatRupees(o.PaidPaise)
+		amount = vocab.FormatRupees(o.PaidPaise)
 	}
 	paid := o.Status == StatusSuccess
 	head := object{{"status", paid || v.has(VariantFailedStatusTrue)}, {"statusCode", statusCode(v, 200)}}

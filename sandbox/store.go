@@ -2,12 +2,13 @@ package sandbox
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // Order kinds, as Order.Kind reports them.
@@ -90,18 +91,13 @@ type ScheduledChange struct {
 	PaidPaise int64 `json:"paid_paise,omitempty"`
 }
 
-// formatRupees writes paise as rupees with two decimals: 49900 -> "499.00".
-func formatRupees(paise int64) string {
-	return fmt.Sprintf("%d.%02d", paise/100, paise%100)
-}
-
 // rupeesNumber writes paise as the shortest JSON number in rupees: 49900 ->
 // "499", 108 -> "1.08". The wire wants a number; no float is ever involved.
 func rupeesNumber(paise int64) string {
 	if paise%100 == 0 {
 		return strconv.FormatInt(paise/100, 10)
 	}
-	s := formatRupees(paise)
+	s := vocab.FormatRupees(paise)
 	if s[len(s)-1] == '0' {
 		s = s[:len(s)-1]
 	}
@@ -188,7 +184,7 @@ func checkSettlement(set Settlement) error {
 	if set.UTR != "" && !validUTR(set.UTR) {
 		return ErrInvalidUTR
 	}
-	if set.PaidPaise < 0 || set.PaidPaise > maxPaise {
+	if set.PaidPaise < 0 || set.PaidPaise > maxOrderPaise {
 		return ErrInvalidAmount
 	}
 	return nil
@@ -298,8 +294,9 @@ func (st *store) count() int {
 	return len(st.orders)
 }
 
-// maxPaise is the service's largest amount, 100000 rupees.
-const maxPaise = 100000 * 100
+// maxOrderPaise is the largest amount the service takes for an order,
+// 100000 rupees; a settlement may not report more paid either.
+const maxOrderPaise = 100000 * 100
 
 // validUTR accepts what banks use as a reference: letters and digits, at most 35.
 func validUTR(s string) bool {

@@ -15,18 +15,20 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
-// API operation names, as Fault.Op and RecordedRequest.Op use them.
+// API operation names, as Fault.Op, RecordedRequest.Op and Stats use
+// them: the names the SDK uses too.
 const (
-	OpCreatePaymentIntent  = "createPaymentIntent"
-	OpCreatePaymentRequest = "createPaymentRequest"
-	OpCreatePaymentLink    = "createPaymentLink"
-	OpCheckPaymentStatus   = "checkPaymentStatus"
+	OpCreatePaymentIntent  = vocab.OpCreatePaymentIntent
+	OpCreatePaymentRequest = vocab.OpCreatePaymentRequest
+	OpCreatePaymentLink    = vocab.OpCreatePaymentLink
+	OpCheckPaymentStatus   = vocab.OpCheckPaymentStatus
 	// OpCreateOrderRequest is the hosted checkout, documented by the
 	// vendor beyond the interface document.
-	OpCreateOrderRequest = "createOrderRequest"
+	OpCreateOrderRequest = vocab.OpCreateOrderRequest
 )
 
 // intentFields are what createPaymentIntent and createOrderRequest take.
@@ -72,7 +74,7 @@ const maxOrderIDLen = 100
 func checkAmount(v string, fractional bool) (int64, string) {
 	p, err := wire.ParseDecimalPaise(v)
 	switch {
-	case err != nil || p < 100 || p > maxPaise:
+	case err != nil || p < 100 || p > maxOrderPaise:
 		return 0, "amount must be a number of rupees from 1 to 100000"
 	case p%100 != 0 && !fractional:
 		return 0, "amount must be a whole number of rupees"

@@ -253,6 +253,6 @@ func TestDecimalPaidAmount(t *testing.T) {
 	}
 	s := fixed(t)
 	require.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
-	_, err := s.SettleWith(s.Orders()[0].OrderID, Settlement{Result: StatusSuccess, PaidPaise: maxPaise + 1})
+	_, err := s.SettleWith(s.Orders()[0].OrderID, Settlement{Result: StatusSuccess, PaidPaise: maxOrderPaise + 1})
 	assert.ErrorIs(t, err, ErrInvalidAmount)
 }
