@@ -32,7 +32,6 @@ type vendorCase struct {
 	orderID  string // the utz_ id it sends (PHP uniqid)
 	amount   upicollect.Money
 	redirect string // redirect_url exactly as sent, slashes unescaped
-	params   func(orderID string) *upicollect.OrderRequestParams
 }
 
 var vendorCases = []vendorCase{

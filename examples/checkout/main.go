@@ -1,7 +1,12 @@
-// Command checkout is a small merchant backend on net/http: a product page,
-// a checkout that creates a payment intent and shows its QR code, and a
-// return page that confirms the payment with the status check and credits
-// the order once only, however often the customer's browser comes back.
+// Command checkout is a small merchant backend on net/http: a product page;
+// a checkout that creates an order request and sends the payer to the
+// service's hosted checkout page (CreateOrderRequest, the flow the vendor's
+// own shop plugins use), or, as the second choice, creates a payment intent
+// and shows its QR code on the shop's page; and a return page that
+// confirms the payment with the status check, compares the amount paid with
+// the order's, and credits the order once only, however often the
+// customer's browser comes back. An order the service does not know (yet)
+// is shown as "no payment has reached us", never as a payment in progress.
 //
 //	go run ./examples/checkout            # against an embedded sandbox
 //	open http://127.0.0.1:8080/

@@ -8,10 +8,11 @@ import (
 
 // order is the shop's own record of an order.
 type order struct {
-	ID       string
-	Amount   upicollect.Money
-	Credited bool
-	UTR      string
+	ID         string
+	Amount     upicollect.Money
+	PaymentURL string // the hosted checkout page, for an order paid there
+	Credited   bool
+	UTR        string
 }
 
 // orderBook stands in for the shop's database. What matters is credit: it
@@ -28,6 +29,14 @@ func (b *orderBook) add(id string, amount upicollect.Money) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.orders[id] = &order{ID: id, Amount: amount}
+}
+
+func (b *orderBook) setPaymentURL(id, u string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if o, ok := b.orders[id]; ok {
+		o.PaymentURL = u
+	}
 }
 
 func (b *orderBook) get(id string) (order, bool) {

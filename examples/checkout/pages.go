@@ -20,7 +20,8 @@ var (
 <input name="name" placeholder="Name" value="Ravi Kumar">
 <input name="email" placeholder="E-mail" value="ravi@example.com">
 <input name="mobile" placeholder="Mobile" value="98765 43210">
-<button>Pay ₹{{.Price}} with UPI</button></form>`)
+<button>Pay ₹{{.Price}} with UPI</button>
+<button formaction="/checkout/qr" style="background:#fff;color:#1a7f37;border:1px solid #1a7f37">Show a QR code here instead</button></form>`)
 
 	payPageTmpl = page(`<h1>Pay ₹{{.Intent.Amount}}</h1>
 <p>Order <code>{{.Intent.OrderID}}</code></p>
@@ -28,8 +29,16 @@ var (
 {{if .UPILink}}<p><a href="{{.UPILink}}">Open in a UPI app</a></p>{{end}}
 {{if .SandboxPay}}<p><a href="{{.SandboxPay}}">Sandbox: play the payer</a></p>{{end}}`)
 
-	pendingPage = page(`<h1>Waiting for your payment</h1><p>Order <code>{{.Order.ID}}</code>: {{.Status.TxnStatus}}. {{.Status.Message}}</p>
+	notFoundPage = page(`<h1>Waiting for your payment</h1>
+<p>No payment for order <code>{{.Order.ID}}</code> has reached us yet. If you have just paid, it can take a minute to arrive: <a href="">refresh this page</a>.</p>
+{{if .PayAgain}}<p>Not paid yet? <a href="{{.PayAgain}}">Go to the payment page</a>.</p>{{end}}`)
+
+	pendingPage = page(`<h1>Waiting for your payment</h1><p>Your payment for order <code>{{.Order.ID}}</code> is being processed by your bank.</p>
 <p><a href="">Refresh</a></p>`)
+
+	failedPage = page(`<h1>Payment not completed</h1><p>The payment for order <code>{{.Order.ID}}</code> did not go through ({{.Status.TxnStatus}}).
+If money left your account, check this page again later: a bank sometimes confirms a payment late, and it will then show here.</p>
+<p><a href="/">Start a new order</a></p>`)
 
 	paidPage = page(`<h1>Thank you!</h1><p>We received ₹{{.Status.Amount}} for order <code>{{.Order.ID}}</code> (UTR {{.Status.UTR}}).</p>
 {{if not .First}}<p>This order was already confirmed.</p>{{end}}`)

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,9 +16,9 @@ import (
 )
 
 // newTestShop serves the shop over loopback against a sandbox.
-func newTestShop(t *testing.T) (*shop, *httptest.Server, *sandbox.Server) {
+func newTestShop(t *testing.T, opts ...sandbox.Option) (*shop, *httptest.Server, *sandbox.Server) {
 	t.Helper()
-	sb := sandbox.Start(t)
+	sb := sandbox.Start(t, opts...)
 	s := newShop(sb.Client(), "", sb.URL())
 	srv := httptest.NewServer(s.routes())
 	t.Cleanup(srv.Close)
@@ -37,9 +38,11 @@ func get(t *testing.T, u string) (int, string) {
 
 var orderIDRe = regexp.MustCompile(`Order <code>(ord_[a-z2-7]+)</code>`)
 
+// checkout takes the second choice of the product page: an intent, its QR
+// code shown on the shop's page.
 func checkout(t *testing.T, srv *httptest.Server) (string, string) {
 	t.Helper()
-	res, err := http.PostForm(srv.URL+"/checkout", url.Values{
+	res, err := http.PostForm(srv.URL+"/checkout/qr", url.Values{
 		"name": {"Ravi Kumar"}, "email": {"ravi@example.com"}, "mobile": {"98765 43210"},
 	})
 	require.NoError(t, err)
@@ -110,13 +113,15 @@ func TestReturnUnknownOrder(t *testing.T) {
 
 func TestCheckoutValidationError(t *testing.T) {
 	_, srv, _ := newTestShop(t)
-	res, err := http.PostForm(srv.URL+"/checkout", url.Values{"name": {"Ravi"}, "email": {"nope"}, "mobile": {"12"}})
-	require.NoError(t, err)
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
-	assert.Contains(t, string(b), "customer_email")
-	assert.Contains(t, string(b), "customer_mobile")
+	for _, path := range []string{"/checkout", "/checkout/qr"} {
+		res, err := http.PostForm(srv.URL+path, url.Values{"name": {"Ravi"}, "email": {"nope"}, "mobile": {"12"}})
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode, path)
+		assert.Contains(t, string(b), "customer_email", path)
+		assert.Contains(t, string(b), "customer_mobile", path)
+	}
 }
 
 // TestHostedPageReturnsToShop plays the payer on the sandbox's hosted page:
@@ -138,4 +143,117 @@ func TestHostedPageReturnsToShop(t *testing.T) {
 	assert.Equal(t, http.StatusOK, code)
 	assert.Contains(t, body, "Thank you!")
 	assert.Equal(t, 1, s.orders.credited())
+}
+
+// noRedirect is a browser that shows where a page sends it instead of going.
+func noRedirect() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// hostedCheckout takes the product page's first choice and returns the
+// order id and the hosted checkout page the shop sent the payer to.
+func hostedCheckout(t *testing.T, srv *httptest.Server, sb *sandbox.Server) (string, string) {
+	t.Helper()
+	res, err := noRedirect().PostForm(srv.URL+"/checkout", url.Values{
+		"name": {"Ravi Kumar"}, "email": {"ravi@example.com"}, "mobile": {"98765 43210"},
+	})
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	loc := res.Header.Get("Location")
+	m := regexp.MustCompile(`^` + regexp.QuoteMeta(sb.URL()) + `/sandbox/pay/(ord_[a-z2-7]+)$`).FindStringSubmatch(loc)
+	require.NotNil(t, m, "the payer goes to the hosted checkout: %s", loc)
+	return m[1], loc
+}
+
+// TestHostedCheckoutIsShownFirst: the product page's first button is the
+// hosted checkout, the QR code on the shop's page the second.
+func TestHostedCheckoutIsShownFirst(t *testing.T) {
+	_, srv, _ := newTestShop(t)
+	_, body := get(t, srv.URL+"/")
+	first := regexp.MustCompile(`<form method="post" action="/checkout">`).FindStringIndex(body)
+	second := regexp.MustCompile(`formaction="/checkout/qr"`).FindStringIndex(body)
+	require.NotNil(t, first)
+	require.NotNil(t, second)
+	assert.Less(t, first[0], second[0])
+}
+
+// TestHostedCheckoutPays: the shop sends the payer to payment_url; the payer
+// chooses to pay there and comes back to the shop's redirect_url exactly as
+// given; the shop confirms with the status check, compares the amount and
+// credits the order once.
+func TestHostedCheckoutPays(t *testing.T) {
+	s, srv, sb := newTestShop(t)
+	id, payURL := hostedCheckout(t, srv, sb)
+	o, ok := s.orders.get(id)
+	require.True(t, ok, "the order is stored before the payer leaves")
+	assert.Equal(t, payURL, o.PaymentURL)
+
+	code, page := get(t, payURL)
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, page, "499.00")
+
+	res, err := noRedirect().PostForm(sb.URL()+"/sandbox/orders/"+url.PathEscape(id)+"/pay", url.Values{"result": {"SUCCESS"}, "return": {"page"}})
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	back := res.Header.Get("Location")
+	assert.Equal(t, srv.URL+"/return?ref="+url.QueryEscape(id), back, "redirect_url exactly as given")
+
+	for i := 0; i < 2; i++ {
+		code, body := get(t, back)
+		assert.Equal(t, http.StatusOK, code)
+		assert.Contains(t, body, "Thank you!")
+		assert.Contains(t, body, "₹499.00")
+	}
+	assert.Equal(t, 1, s.orders.credited())
+}
+
+// TestReturnShowsNothingMisleading: what the payer reads on the return page
+// for each answer of the status check, in both of the service's not-found
+// shapes: an order the service does not know has no payment "in progress"
+// and no raw service text; a failed one is not paid; neither is credited.
+func TestReturnShowsNothingMisleading(t *testing.T) {
+	for _, variants := range [][]string{nil, {sandbox.VariantNotFound404}} {
+		t.Run("not found "+strings.Join(variants, ","), func(t *testing.T) {
+			s, srv, sb := newTestShop(t, sandbox.WithVariant(variants...))
+			id, payURL := hostedCheckout(t, srv, sb)
+			code, body := get(t, srv.URL+"/return?ref="+url.QueryEscape(id))
+			assert.Equal(t, http.StatusOK, code)
+			assert.Contains(t, body, "Waiting for your payment")
+			assert.Contains(t, body, "No payment for order <code>"+id+"</code> has reached us yet.")
+			assert.Contains(t, body, `<a href="`+payURL+`">Go to the payment page</a>`)
+			for _, misleading := range []string{"PENDING", "being processed", "Transaction not found", "Thank you"} {
+				assert.NotContains(t, body, misleading)
+			}
+			assert.Zero(t, s.orders.credited())
+		})
+	}
+	t.Run("failed", func(t *testing.T) {
+		s, srv, sb := newTestShop(t)
+		id, _ := hostedCheckout(t, srv, sb)
+		res, err := noRedirect().PostForm(sb.URL()+"/sandbox/orders/"+url.PathEscape(id)+"/pay", url.Values{"result": {"FAIL"}})
+		require.NoError(t, err)
+		res.Body.Close()
+		code, body := get(t, srv.URL+"/return?ref="+url.QueryEscape(id))
+		assert.Equal(t, http.StatusOK, code)
+		assert.Contains(t, body, "Payment not completed")
+		assert.Contains(t, body, "(FAIL)")
+		assert.NotContains(t, body, "Thank you")
+		assert.Zero(t, s.orders.credited())
+	})
+}
+
+// TestReturnAmountMismatchNotCredited: a SUCCESS for another amount than
+// the order's is not credited, and the payer is told so.
+func TestReturnAmountMismatchNotCredited(t *testing.T) {
+	s, srv, sb := newTestShop(t)
+	id, _ := hostedCheckout(t, srv, sb)
+	_, err := sb.SettleWith(id, sandbox.Settlement{Result: sandbox.StatusSuccess, PaidPaise: 100})
+	require.NoError(t, err)
+	code, body := get(t, srv.URL+"/return?ref="+url.QueryEscape(id))
+	assert.Equal(t, http.StatusConflict, code)
+	assert.Contains(t, body, "does not match the order")
+	assert.NotContains(t, body, "Thank you")
+	assert.Zero(t, s.orders.credited())
 }
