@@ -1,12 +1,9 @@
 package sandbox
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,19 +37,7 @@ func replay(t *testing.T, s *Server, file string) answer {
 	}
 	fmt.Fprintf(&msg, "Content-Length: %d\r\n\r\n", len(body))
 	msg.Write(body)
-
-	conn, err := net.Dial("tcp", host)
-	require.NoError(t, err)
-	defer conn.Close()
-	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
-	_, err = conn.Write(msg.Bytes())
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return answer{resp.StatusCode, resp.Header, b}
+	return rawExchange(t, s, msg.Bytes())
 }
 
 // TestVendorCheckout replays what the vendor's PHP SDK, WooCommerce plugin

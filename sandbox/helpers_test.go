@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -85,10 +87,31 @@ func send(t *testing.T, s *Server, req *http.Request) answer {
 	t.Helper()
 	resp, err := s.HTTPClient().Do(req)
 	require.NoError(t, err)
+	return readAnswer(t, resp)
+}
+
+// readAnswer reads and closes resp.
+func readAnswer(t *testing.T, resp *http.Response) answer {
+	t.Helper()
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return answer{resp.StatusCode, resp.Header, b}
+}
+
+// rawExchange writes msg, a whole HTTP request, to s over a new
+// connection, as clients with their own HTTP code do, and reads the answer.
+func rawExchange(t *testing.T, s *Server, msg []byte) answer {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+	_, err = conn.Write(msg)
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	return readAnswer(t, resp)
 }
 
 // Valid bodies for each operation, with the server's mid.

@@ -36,10 +36,7 @@ func get(t *testing.T, s *Server, path string) answer {
 	t.Helper()
 	resp, err := s.HTTPClient().Get(s.URL() + path)
 	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return answer{resp.StatusCode, resp.Header, b}
+	return readAnswer(t, resp)
 }
 
 func TestHostedPageIntentRedirects(t *testing.T) {

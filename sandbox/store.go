@@ -131,12 +131,21 @@ func (st *store) add(o *Order) error {
 func (st *store) get(id string, now time.Time) (Order, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	o, ok := st.orders[id]
-	if !ok {
+	o := st.at(id, now)
+	if o == nil {
 		return Order{}, false
 	}
-	applyDue(o, now)
 	return o.snapshot(), true
+}
+
+// at returns the order with id, its due changes made, or nil; st.mu is
+// held.
+func (st *store) at(id string, now time.Time) *Order {
+	o := st.orders[id]
+	if o != nil {
+		applyDue(o, now)
+	}
+	return o
 }
 
 // snapshot is a copy of o that shares nothing with it.
@@ -155,11 +164,10 @@ func (st *store) settle(id string, set Settlement, now time.Time, genUTR func() 
 	result, utr := set.Result, set.UTR
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	o, ok := st.orders[id]
-	if !ok {
+	o := st.at(id, now)
+	if o == nil {
 		return Order{}, ErrOrderNotFound
 	}
-	applyDue(o, now)
 	if o.Status != StatusPending {
 		return o.snapshot(), ErrOrderSettled
 	}
@@ -201,11 +209,10 @@ func (st *store) schedule(id string, c ScheduledChange, now time.Time) (Order, e
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	o, ok := st.orders[id]
-	if !ok {
+	o := st.at(id, now)
+	if o == nil {
 		return Order{}, ErrOrderNotFound
 	}
-	applyDue(o, now)
 	// Stable: changes at one time apply in the order they were scheduled.
 	i := sort.Search(len(o.Scheduled), func(i int) bool { return o.Scheduled[i].At.After(c.At) })
 	plan := slices.Insert(slices.Clone(o.Scheduled), i, c)

@@ -1,14 +1,9 @@
 package sandbox
 
 import (
-	"bufio"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,21 +96,11 @@ func TestVendorIntentKeepsRedirectAndAmount(t *testing.T) {
 // the sandbox.
 func TestHTTP10(t *testing.T) {
 	s := fixed(t)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "http://"))
-	require.NoError(t, err)
-	defer conn.Close()
-	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
 	c := s.Credentials()
 	body := `{"mid":"` + c.MID + `","amount":"5.00","note":"n","customer_name":"A","customer_email":"a@example.com","customer_mobile":"9876543210"}`
-	_, err = fmt.Fprintf(conn, "POST /v1/payments/createPaymentLink HTTP/1.0\r\nAuthorization: %s\r\n"+
+	a := rawExchange(t, s, []byte(fmt.Sprintf("POST /v1/payments/createPaymentLink HTTP/1.0\r\nAuthorization: %s\r\n"+
 		"Content-Type: application/json; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s",
-		basic(c.PublicKey, c.SecretKey), len(body), body)
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	assert.Equal(t, 200, resp.StatusCode, "%s", b)
-	assert.Contains(t, string(b), `"payment_link":"`+s.URL()+`/sandbox/pay/utz_`)
+		basic(c.PublicKey, c.SecretKey), len(body), body)))
+	assert.Equal(t, 200, a.code, "%s", a.body)
+	assert.Contains(t, string(a.body), `"payment_link":"`+s.URL()+`/sandbox/pay/utz_`)
 }
