@@ -122,8 +122,8 @@
 // time it was first read.
 //
 // Sandbox time is WithClock's clock. Nothing in the sandbox waits on it:
-// a test that advances a hand-moved clock walks 72 hours of late outcomes
-// in well under a second, and a process elsewhere reads the sandbox's time
+// a test that advances a ManualClock (WithClock(c.Now)) walks 72 hours of
+// late outcomes in well under a second, and a process elsewhere reads the sandbox's time
 // from GET /sandbox/clock to step at it. WithSeed makes ids, keys and
 // UTRs reproducible.
 //

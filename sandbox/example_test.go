@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -68,4 +69,63 @@ func ExampleServer_InjectFault() {
 	})
 	fmt.Println(err != nil, s.OrderCount())
 	// Output: true 1
+}
+
+// A payment the bank reports failed and then, hours later, successful (a
+// late authorisation), walked through on a clock the test moves.
+func ExampleServer_Settle() {
+	start := time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)
+	clock := sandbox.NewManualClock(start)
+	s := sandbox.New(sandbox.WithClock(clock.Now))
+	defer s.Close()
+	client := s.Client()
+	ctx := context.Background()
+	req, err := client.CreatePaymentRequest(ctx, &upicollect.RequestParams{
+		Amount:   upicollect.Rupees(250),
+		OrderID:  "order-2002",
+		VPA:      "ravi.kumar@oksbi",
+		Note:     "Invoice 7",
+		Customer: upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "9876543210"},
+	})
+	if err != nil {
+		fmt.Println("create:", err)
+		return
+	}
+	_ = s.Settle(req.OrderID, upicollect.TxnFail, start.Add(2*time.Minute))
+	_ = s.Settle(req.OrderID, upicollect.TxnSuccess, start.Add(26*time.Hour))
+
+	for _, d := range []time.Duration{0, 2 * time.Minute, 26 * time.Hour} {
+		clock.Set(start.Add(d))
+		st, err := client.CheckPaymentStatus(ctx, req.OrderID)
+		if err != nil {
+			fmt.Println("status:", err)
+			return
+		}
+		fmt.Println(d, st.TxnStatus)
+	}
+	// Output:
+	// 0s PENDING
+	// 2m0s FAIL
+	// 26h0m0s SUCCESS
+}
+
+// Give the merchant a quota of 2 requests a second, as a live service
+// would, and read the server's own counts.
+func ExampleWithRateLimit() {
+	clock := sandbox.NewManualClock(time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC))
+	s := sandbox.New(sandbox.WithClock(clock.Now), sandbox.WithRateLimit(2, 2))
+	defer s.Close()
+	client := s.Client(upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 1}))
+	for range 4 {
+		_, err := client.CheckPaymentStatus(context.Background(), "order-1")
+		fmt.Println(err == nil, errors.Is(err, upicollect.ErrRateLimited))
+	}
+	st := s.Stats()
+	fmt.Println(st.Requests[sandbox.OpCheckPaymentStatus], st.RateLimited)
+	// Output:
+	// true false
+	// true false
+	// true false
+	// false true
+	// 4 1
 }

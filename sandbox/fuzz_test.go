@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -60,6 +61,37 @@ func FuzzDecodeFault(f *testing.F) {
 		}
 		if err := fault.check(); err != nil {
 			t.Fatalf("decodeFault(%q) accepted a fault that check refuses: %v", body, err)
+		}
+	})
+}
+
+// FuzzTypedPhone feeds arbitrary phone numbers to the hosted checkout's
+// rule: one it accepts is digits and separators only, with at most a
+// leading '+', and its digits are 10, or 10 after a leading 0 or 91.
+func FuzzTypedPhone(f *testing.F) {
+	for _, s := range []string{"+91 98765 43210", "098765-43210", "+91.9876543210", "(98765) 43210", "9876543210", "+44 7911 123456", "٩٨٧٦٥٤٣٢١٠"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if checkTypedPhone(v) != "" {
+			return
+		}
+		var digits []byte
+		for i, r := range v {
+			switch {
+			case r >= '0' && r <= '9':
+				digits = append(digits, byte(r))
+			case r == '+' && len(digits) == 0 && i == strings.IndexRune(v, '+'):
+			case strings.ContainsRune(" -.()", r):
+			default:
+				t.Fatalf("checkTypedPhone(%q) accepted %q", v, r)
+			}
+		}
+		d := string(digits)
+		ok := len(d) == 10 || len(d) == 11 && d[0] == '0' || len(d) == 12 && strings.HasPrefix(d, "91") ||
+			len(d) == 13 && strings.HasPrefix(d, "091")
+		if !ok {
+			t.Fatalf("checkTypedPhone(%q) accepted digits %s", v, d)
 		}
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,25 +23,8 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 // t0 is the fixed time golden answers are made at: 15:30 in India.
 var t0 = time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)
 
-// fakeClock is a clock tests move by hand; it never sleeps.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: t0} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+// newFakeClock is a clock tests move by hand, at t0.
+func newFakeClock() *ManualClock { return NewManualClock(t0) }
 
 // fixed starts a sandbox whose ids, UTRs and times are reproducible.
 func fixed(t *testing.T, opts ...Option) *Server {

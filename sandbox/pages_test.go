@@ -272,7 +272,7 @@ var (
 )
 
 // pageStates builds one order in each state a hosted page shows.
-func pageStates(t *testing.T) (*Server, *fakeClock) {
+func pageStates(t *testing.T) (*Server, *ManualClock) {
 	t.Helper()
 	clock := newFakeClock()
 	s := Start(t, WithSeed(1), WithClock(clock.Now), WithIntentTTL(10*time.Minute), WithMerchant("Chai & Co", "chai.co@okicici"))
