@@ -94,3 +94,14 @@ func TestContractTypes(t *testing.T) {
 		assert.Error(t, err)
 	}
 }
+
+// The hosted checkout and unknown orders (issue 20), as API.md spells them.
+var (
+	_ func(*upicollect.Client, context.Context, *upicollect.OrderRequestParams) (*upicollect.OrderRequest, error) = (*upicollect.Client).CreateOrderRequest
+	_ func(time.Duration) upicollect.WaitOption                                                                   = upicollect.WithUnknownOrderTimeout
+
+	_ = upicollect.OrderRequestParams{Amount: 0, OrderID: "", RedirectURL: "", Note: "", Customer: upicollect.Customer{}}
+	_ = upicollect.OrderRequest{OrderID: "", PaymentURL: "", Message: "", Response: (*upicollect.Response)(nil)}
+	_ = upicollect.PaymentStatus{NotFound: true}
+	_ = upicollect.Version
+)
