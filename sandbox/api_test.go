@@ -378,3 +378,14 @@ func TestRupees(t *testing.T) {
 		assert.Equal(t, want[1], rupeesNumber(paise))
 	}
 }
+
+// TestVocabulary holds the exported operation names, written out for the
+// documentation, equal to the vocabulary the SDK uses.
+func TestVocabulary(t *testing.T) {
+	assert.Equal(t, vocab.OpCreatePaymentIntent, OpCreatePaymentIntent)
+	assert.Equal(t, vocab.OpCreatePaymentRequest, OpCreatePaymentRequest)
+	assert.Equal(t, vocab.OpCreatePaymentLink, OpCreatePaymentLink)
+	assert.Equal(t, vocab.OpCheckPaymentStatus, OpCheckPaymentStatus)
+	assert.Equal(t, vocab.OpCreateOrderRequest, OpCreateOrderRequest)
+	assert.Len(t, opFields, 5, "every operation has a name above")
+}

@@ -73,9 +73,12 @@ func WithMerchant(name, vpa string) Option {
 	}
 }
 
-// WithClock makes the server read time from now instead of time.Now: order
-// ids, intent expiry, CreatedAt/SettledAt and recorded request times all use
-// it. Tests use a fixed or stepped clock to get stable answers.
+// WithClock makes the server read time from now instead of time.Now: this
+// is sandbox time. Intent expiry, CreatedAt/SettledAt, when Settle's
+// scheduled changes take effect, the quota of WithRateLimit, recorded
+// request times and GET /sandbox/clock all use it. Tests use a fixed clock
+// or a ManualClock (WithClock(c.Now)) to get stable answers and to walk
+// hours of sandbox time at once; nothing in the sandbox sleeps on it.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) error {
 		if now == nil {

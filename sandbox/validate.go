@@ -15,20 +15,21 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // API operation names, as Fault.Op, RecordedRequest.Op and Stats use
-// them: the names the SDK uses too.
+// them: the names the SDK uses too. They are written out, not taken from
+// the SDK's shared vocabulary, so that their values show here; a test
+// holds them equal to it.
 const (
-	OpCreatePaymentIntent  = vocab.OpCreatePaymentIntent
-	OpCreatePaymentRequest = vocab.OpCreatePaymentRequest
-	OpCreatePaymentLink    = vocab.OpCreatePaymentLink
-	OpCheckPaymentStatus   = vocab.OpCheckPaymentStatus
+	OpCreatePaymentIntent  = "createPaymentIntent"
+	OpCreatePaymentRequest = "createPaymentRequest"
+	OpCreatePaymentLink    = "createPaymentLink"
+	OpCheckPaymentStatus   = "checkPaymentStatus"
 	// OpCreateOrderRequest is the hosted checkout, documented by the
 	// vendor beyond the interface document.
-	OpCreateOrderRequest = vocab.OpCreateOrderRequest
+	OpCreateOrderRequest = "createOrderRequest"
 )
 
 // intentFields are what createPaymentIntent and createOrderRequest take.
