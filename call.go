@@ -29,6 +29,12 @@ type call struct {
 	// accept reads a status-false envelope as the answer all the same (the
 	// status check's not-found shapes); nil for every other operation.
 	accept wire.Accept
+
+	// What the call did, for an Observer: attempts sent, the last
+	// answer's status, and why it stopped without success (set by ended).
+	attempts   int
+	httpStatus int
+	stopReason string
 }
 
 // newCall describes op. The form is encoded here, once per call, not once
@@ -56,6 +62,17 @@ func (c *Client) createCall(op, orderID string, req interface{ Encode() string }
 // send (retries included), then the operation's decode of the accepted
 // answer. A decode failure is dataError's.
 func invoke[T any](ctx context.Context, c *Client, cl *call, decode func(env *wire.Envelope, resp *Response) (T, error)) (T, error) {
+	if c.observer == nil {
+		return invokeOnce(ctx, c, cl, decode)
+	}
+	octx, start := c.startCall(ctx, cl)
+	v, err := invokeOnce(octx, c, cl, decode)
+	c.endCall(octx, cl, start, err)
+	return v, err
+}
+
+// invokeOnce is invoke without the observer.
+func invokeOnce[T any](ctx context.Context, c *Client, cl *call, decode func(env *wire.Envelope, resp *Response) (T, error)) (T, error) {
 	env, resp, err := c.send(ctx, cl)
 	if err != nil {
 		var zero T
@@ -96,15 +113,25 @@ func (c *Client) send(ctx context.Context, cl *call) (*wire.Envelope, *Response,
 		if err := ctx.Err(); err != nil {
 			return nil, nil, c.contextEnded(ctx, cl, n-1, ambiguous, lastErr, err)
 		}
-		if err := c.limiter.Wait(ctx); err != nil {
+		wait, err := c.waitTurn(ctx)
+		if err != nil {
 			return nil, nil, c.contextEnded(ctx, cl, n-1, ambiguous, lastErr, err)
 		}
-		a := c.transport.exchange(ctx, cl.url, cl.body, cl.getBody, cl.accept)
+		actx, obs := ctx, attemptObservation{}
+		if c.observer != nil {
+			actx, obs = c.startAttempt(ctx, cl, n, wait)
+		}
+		a := c.transport.exchange(actx, cl.url, cl.body, cl.getBody, cl.accept)
+		cl.attempts = n
 		if a.resp != nil {
 			a.resp.Attempts, a.resp.Duration = n, c.clock.Now().Sub(start)
+			cl.httpStatus = a.resp.HTTPStatus
 		}
 		c.attempted(ctx, cl, n, &a)
 		if a.accepted {
+			if c.observer != nil {
+				c.endAttempt(cl, obs, n, &a, nil, verdict{})
+			}
 			c.budget.Release(refill(n, lastCost))
 			return a.env, a.resp, nil
 		}
@@ -112,12 +139,18 @@ func (c *Client) send(ctx context.Context, cl *call) (*wire.Envelope, *Response,
 		ambiguous = v.ambiguous
 		lastErr = attemptError(cl.op, cl.orderID, &a, ambiguous, c.filter)
 		if ctx.Err() != nil {
+			if c.observer != nil {
+				c.endAttempt(cl, obs, n, &a, lastErr, verdict{})
+			}
 			// The context ended during the attempt; decide already judged
 			// whether what went out may have taken effect.
 			return nil, nil, c.contextEnded(ctx, cl, n, ambiguous, lastErr, ctx.Err())
 		}
 		if v.retry && !c.budget.Acquire(v.cost) {
 			v = verdict{reason: ReasonBudgetExhausted, limit: true}
+		}
+		if c.observer != nil {
+			c.endAttempt(cl, obs, n, &a, lastErr, v)
 		}
 		if !v.retry {
 			if v.limit {
@@ -143,10 +176,15 @@ func refill(n, lastCost int) int {
 	return lastCost
 }
 
-// contextEnded ends a call whose context ended, with endedError's error.
+// contextEnded ends a call whose context ended (or whose rate limiter
+// failed: limiterFailure's error), with endedError's error.
 func (c *Client) contextEnded(ctx context.Context, cl *call, attempts int, ambiguous bool, last *APIError, ctxErr error) error {
 	e := endedError(cl.op, cl.orderID, last, ambiguous, ctxErr)
-	c.ended(ctx, cl, attempts, e, "context done")
+	why := reasonContextDone
+	if errors.Is(ctxErr, errRateLimiter) {
+		why = reasonLimiterFailed
+	}
+	c.ended(ctx, cl, attempts, e, why)
 	return e
 }
 
@@ -178,8 +216,10 @@ func (c *Client) retrying(ctx context.Context, cl *call, n int, v verdict) {
 		slog.Duration("delay", v.delay), slog.String("order_id", cl.orderID))
 }
 
-// ended records a call that failed after n attempts.
+// ended records a call that failed after n attempts; it also keeps why on
+// the call, for its Observer.
 func (c *Client) ended(ctx context.Context, cl *call, n int, err error, why string) {
+	cl.stopReason = why
 	c.logger.LogAttrs(ctx, slog.LevelError, "upicollect: call failed",
 		slog.String("op", cl.op), slog.Int("attempts", n), slog.String("reason", why),
 		slog.String("order_id", cl.orderID), slog.String("error", c.filter.Text(err.Error())))

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/upicollect/upicollect-go/internal/clock"
-	"github.com/upicollect/upicollect-go/internal/ratelimit"
 	"github.com/upicollect/upicollect-go/internal/redact"
 	"github.com/upicollect/upicollect-go/internal/retry"
 	"github.com/upicollect/upicollect-go/internal/vocab"
@@ -38,7 +37,8 @@ type Client struct {
 	filter    *redact.Filter
 	retry     RetryPolicy
 	budget    *retry.Budget
-	limiter   *ratelimit.Limiter
+	limiter   RateLimiter // nil: none
+	observer  Observer    // nil: none
 	logger    *slog.Logger
 	userAgent string
 	clock     clock.Clock
@@ -79,6 +79,10 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	if s.maxConns != 0 && s.httpClient != nil {
 		errs = append(errs, errors.New("upicollect: WithMaxConns and WithHTTPClient: bound the connections in your client's transport instead"))
 	}
+	limiter, err := newRateLimiter(&s)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -90,7 +94,8 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		baseURL:   s.baseURL,
 		retry:     s.retry.withDefaults(),
 		budget:    retry.NewBudget(s.retryBudget),
-		limiter:   ratelimit.New(s.ratePerSec, s.rateBurst, s.clock),
+		limiter:   limiter,
+		observer:  s.observer,
 		logger:    s.logger,
 		userAgent: userAgent(s.userAgent),
 		clock:     s.clock,

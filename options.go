@@ -28,6 +28,8 @@ type settings struct {
 	userAgent    string
 	ratePerSec   float64
 	rateBurst    int
+	limiter      RateLimiter
+	observer     Observer
 	insecureHTTP bool
 	retryBudget  int
 	maxConns     int
@@ -199,7 +201,9 @@ func WithUserAgent(product string) Option {
 
 // WithRateLimit caps the requests that all calls of this client send, retries
 // and polls included, at perSecond with bursts of burst (token bucket).
-// Calls wait for a token; the wait ends when their context does.
+// Calls wait for a token; the wait ends when their context does. The cap is
+// this process's: for one limit shared by many processes, pass a
+// RateLimiter to WithRateLimiter instead (NewClient refuses both).
 func WithRateLimit(perSecond float64, burst int) Option {
 	return func(s *settings) error {
 		if !(perSecond > 0) || perSecond > 1e6 {

@@ -98,7 +98,8 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 		}
 	}
 	// The deadline is on the client's clock, so an injected clock drives it.
-	ctx, cancel := context.WithDeadline(ctx, c.clock.Now().Add(w.maxWait))
+	begun := c.clock.Now()
+	ctx, cancel := context.WithDeadline(ctx, begun.Add(w.maxWait))
 	defer cancel()
 	var last *PaymentStatus
 	unknown := unknownOrderWatch{timeout: w.unknownTimeout, start: c.clock.Now()}
@@ -111,6 +112,9 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 				w.onPoll(st)
 			}
 			if st.TxnStatus.Terminal() {
+				if c.observer != nil {
+					c.observeFinal(ctx, orderID, st, begun)
+				}
 				return st, nil
 			}
 			if unknown.expired(st, c.clock.Now()) {

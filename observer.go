@@ -1,0 +1,270 @@
+package upicollect
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Observer sees every call a Client makes to the service and every attempt
+// of it, for tracing and metrics (the nested module
+// github.com/upicollect/upicollect-go/otel is an OpenTelemetry one). Install
+// it with WithObserver; without one the client does no observation work at
+// all.
+//
+// For each call that passed validation the client calls, in order:
+//
+//	ctx = StartCall(ctx, call)
+//	for each attempt:
+//	    actx = StartAttempt(ctx, call, n)   // after the rate limiter's wait
+//	    EndAttempt(actx, call, AttemptEnd)
+//	EndCall(ctx, call, CallEnd)
+//
+// The context StartCall returns is the call's from then on: each attempt,
+// its request and the rate limiter's wait see it, so a span that StartCall
+// puts in it is the parent of the attempts' spans. StartAttempt's context
+// is the attempt's: its HTTP request carries it, and EndAttempt gets it
+// back. A call ended by its context before any attempt has no attempts;
+// EndCall is always called once StartCall was.
+//
+// The methods are called from the calling goroutine and must be safe for
+// concurrent use: a Client is. They should return quickly: they run inside
+// the call. What they receive holds no credential and no customer data:
+// only the operation, the order id, counts, statuses, durations and the
+// SDK's own words for what happened.
+//
+// Embed NopObserver to implement only some of the methods; methods added to
+// Observer later get a no-op there.
+type Observer interface {
+	// StartCall is called once per call, before its first attempt, and
+	// returns the context for the rest of the call.
+	StartCall(ctx context.Context, call CallInfo) context.Context
+	// StartAttempt is called before attempt n (1-based) is sent, once the
+	// rate limiter let it go, and returns the context for the attempt.
+	StartAttempt(ctx context.Context, call CallInfo, n int) context.Context
+	// EndAttempt is called once per attempt StartAttempt began, with
+	// StartAttempt's context.
+	EndAttempt(ctx context.Context, call CallInfo, a AttemptEnd)
+	// EndCall is called once per call, with StartCall's context, when the
+	// call returns to its caller.
+	EndCall(ctx context.Context, call CallInfo, c CallEnd)
+	// FinalState is called when the SDK learns that an order reached a
+	// final state: WaitForPayment calls it when it returns a terminal
+	// status, and a reconciler calls Client.ObserveFinalState.
+	FinalState(ctx context.Context, f FinalState)
+}
+
+// CallInfo names a call for an Observer.
+type CallInfo struct {
+	// Op is the operation: "createPaymentIntent", "createPaymentRequest",
+	// "createPaymentLink", "checkPaymentStatus", "createOrderRequest", or
+	// the last element of Do's path.
+	Op string
+	// OrderID is the order the call is about; "" when it has none (a
+	// payment link, a create without one, Do without an order_id field).
+	OrderID string
+}
+
+// AttemptEnd is what one attempt produced.
+type AttemptEnd struct {
+	// Attempt is the attempt's number, from 1.
+	Attempt int
+	// HTTPStatus is the answer's status code; 0 when no answer arrived.
+	HTTPStatus int
+	// Duration is the attempt's own time: sending the request and reading
+	// the answer.
+	Duration time.Duration
+	// RateLimitWait is how long the attempt waited for the rate limiter
+	// before it was sent (0 without one).
+	RateLimitWait time.Duration
+	// ErrorType says what went wrong, in the words of ErrorType; "" when
+	// the attempt succeeded.
+	ErrorType string
+	// RetryReason says why the call goes on to another attempt, such as
+	// "rate limited (429)" or "server error (503)"; "" when this attempt is
+	// the call's last.
+	RetryReason string
+	// RetryDelay is the wait before the next attempt, when RetryReason is
+	// set.
+	RetryDelay time.Duration
+}
+
+// CallEnd is how a call ended.
+type CallEnd struct {
+	// Attempts is how many attempts were sent.
+	Attempts int
+	// HTTPStatus is the last answer's status code; 0 when none arrived.
+	HTTPStatus int
+	// Duration is the whole call, backoff and rate-limit waits included.
+	Duration time.Duration
+	// Outcome is the call's result in one word.
+	Outcome Outcome
+	// ErrorType says what went wrong, in the words of ErrorType; "" on
+	// success.
+	ErrorType string
+	// Reason says why the call stopped without success: "not retryable",
+	// "context done", ReasonAttemptsExhausted, ReasonBudgetExhausted, ...;
+	// "" on success.
+	Reason string
+}
+
+// Outcome is a call's result in one word.
+type Outcome string
+
+// The outcomes of a call.
+const (
+	// OutcomeSuccess: the service accepted the call and its answer was read.
+	OutcomeSuccess Outcome = "success"
+	// OutcomeFailure: the call failed and took no effect (a refusal, or a
+	// read-only call that could not complete).
+	OutcomeFailure Outcome = "failure"
+	// OutcomeUnknown: a create may or may not have taken effect; the error
+	// matches ErrOutcomeUnknown.
+	OutcomeUnknown Outcome = "outcome_unknown"
+	// OutcomeCanceled: the call's context ended first, and nothing that went
+	// out can have taken effect.
+	OutcomeCanceled Outcome = "canceled"
+)
+
+// FinalState reports an order that reached a final state, and how long
+// that took.
+type FinalState struct {
+	// Source says who learnt it: "WaitForPayment", or the reconciler's
+	// name ("reconcile").
+	Source string
+	// OrderID is the order.
+	OrderID string
+	// Status is its final state: SUCCESS, FAIL, REJECT or another terminal
+	// value the service sent.
+	Status TxnStatus
+	// Result is the source's own word for it, such as reconcile's
+	// "late_paid"; may be "".
+	Result string
+	// Elapsed is the time to the final state: since the wait began for
+	// WaitForPayment, since the order was created for a reconciler.
+	Elapsed time.Duration
+}
+
+// NopObserver is an Observer that does nothing. Embed it in an Observer of
+// your own to implement only the methods you need.
+type NopObserver struct{}
+
+// StartCall returns ctx.
+func (NopObserver) StartCall(ctx context.Context, _ CallInfo) context.Context { return ctx }
+
+// StartAttempt returns ctx.
+func (NopObserver) StartAttempt(ctx context.Context, _ CallInfo, _ int) context.Context { return ctx }
+
+// EndAttempt does nothing.
+func (NopObserver) EndAttempt(context.Context, CallInfo, AttemptEnd) {}
+
+// EndCall does nothing.
+func (NopObserver) EndCall(context.Context, CallInfo, CallEnd) {}
+
+// FinalState does nothing.
+func (NopObserver) FinalState(context.Context, FinalState) {}
+
+// WithObserver makes the client report every call and attempt to o (see
+// Observer). Without it, the client does no observation work.
+func WithObserver(o Observer) Option {
+	return func(s *settings) error {
+		if o == nil {
+			return errors.New("upicollect: WithObserver: nil observer")
+		}
+		s.observer = o
+		return nil
+	}
+}
+
+// ObserveFinalState passes f to the client's Observer, if it has one, with
+// Source "reconcile" when f has none. A reconciler that learns an order's
+// final state calls it so that the time to a final state is measured in
+// one place; WaitForPayment calls it itself. Without an Observer it does
+// nothing.
+func (c *Client) ObserveFinalState(ctx context.Context, f FinalState) {
+	c.mustInit()
+	if c.observer == nil {
+		return
+	}
+	if f.Source == "" {
+		f.Source = "reconcile"
+	}
+	c.observer.FinalState(ctx, f)
+}
+
+// The words of ErrorType.
+const (
+	errorTypeValidation   = "validation"
+	errorTypeUnauthorized = "unauthorized"
+	errorTypeDuplicate    = "duplicate_order_id"
+	errorTypeInvalid      = "invalid_request"
+	errorTypeNotFound     = "not_found"
+	errorTypeRateLimited  = "rate_limited"
+	errorTypeServer       = "server_error"
+	errorTypeUnexpected   = "unexpected_response"
+	errorTypeTimeout      = "timeout"
+	errorTypeCanceled     = "canceled"
+	errorTypeRateLimiter  = "rate_limiter"
+	errorTypeTransport    = "transport"
+)
+
+// ErrorType names what kind of failure err is, in a fixed vocabulary that
+// suits a metric attribute or OpenTelemetry's error.type: "validation",
+// "unauthorized", "duplicate_order_id", "invalid_request", "not_found",
+// "rate_limited", "server_error", "unexpected_response", "timeout" (a
+// deadline), "canceled", "rate_limiter" (the rate limiter failed, not the
+// service) and "transport" (no answer). It returns "" for nil. What ended
+// a call comes first: a call canceled after a 503 is "canceled". Outcome
+// unknown is not a type but an outcome: the type says what caused it.
+func ErrorType(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrValidation):
+		return errorTypeValidation
+	// What ended the call before the service's last word: a call canceled
+	// after a 503 is "canceled".
+	case errors.Is(err, errRateLimiter):
+		return errorTypeRateLimiter
+	case errors.Is(err, context.DeadlineExceeded):
+		return errorTypeTimeout
+	case errors.Is(err, context.Canceled):
+		return errorTypeCanceled
+	case errors.Is(err, ErrUnauthorized):
+		return errorTypeUnauthorized
+	case errors.Is(err, ErrDuplicateOrderID):
+		return errorTypeDuplicate
+	case errors.Is(err, ErrInvalidRequest):
+		return errorTypeInvalid
+	case errors.Is(err, ErrNotFound):
+		return errorTypeNotFound
+	case errors.Is(err, ErrRateLimited):
+		return errorTypeRateLimited
+	case errors.Is(err, ErrServer):
+		return errorTypeServer
+	case errors.Is(err, ErrUnexpectedResponse):
+		return errorTypeUnexpected
+	}
+	return errorTypeTransport
+}
+
+// Why a call stopped, when its context or its rate limiter ended it.
+const (
+	reasonContextDone   = "context done"
+	reasonLimiterFailed = "rate limiter failed"
+)
+
+// callOutcome is the Outcome of a call that returned err after stopping
+// for reason: canceled only when its context ended it (an attempt's own
+// timeout is a failure).
+func callOutcome(err error, reason string) Outcome {
+	switch {
+	case err == nil:
+		return OutcomeSuccess
+	case errors.Is(err, ErrOutcomeUnknown):
+		return OutcomeUnknown
+	case reason == reasonContextDone:
+		return OutcomeCanceled
+	}
+	return OutcomeFailure
+}
