@@ -34,15 +34,18 @@ type Client struct {
 	// fmt does not follow: it holds the header.
 	transport *transport
 	// filter removes the credentials from errors' and log records' text.
-	filter    *redact.Filter
-	retry     RetryPolicy
-	budget    *retry.Budget
-	limiter   RateLimiter // nil: none
-	observer  Observer    // nil: none
-	logger    *slog.Logger
-	userAgent string
-	clock     clock.Clock
-	rand      func() float64
+	filter   *redact.Filter
+	retry    RetryPolicy
+	budget   *retry.Budget
+	limiter  RateLimiter // nil: none
+	observer Observer    // nil: none
+	// serverAddress and serverPort are the base URL's, for the observer.
+	serverAddress string
+	serverPort    int
+	logger        *slog.Logger
+	userAgent     string
+	clock         clock.Clock
+	rand          func() float64
 }
 
 // NewClient returns a Client for creds. WithBaseURL is required; the other
@@ -101,6 +104,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		clock:     s.clock,
 		rand:      s.rand,
 	}
+	c.serverAddress, c.serverPort = serverOf(s.baseURL)
 	c.endpoints = make(map[string]*url.URL, len(operations))
 	for _, op := range operations {
 		c.endpoints[vocab.PathPrefix+op] = c.join(vocab.PathPrefix + op)

@@ -2,6 +2,8 @@ package upicollect
 
 import (
 	"context"
+	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -11,7 +13,21 @@ import (
 // call.
 
 // info names cl for the observer.
-func (cl *call) info() CallInfo { return CallInfo{Op: cl.op, OrderID: cl.orderID} }
+func (c *Client) info(cl *call) CallInfo {
+	return CallInfo{Op: cl.op, OrderID: cl.orderID, ServerAddress: c.serverAddress, ServerPort: c.serverPort}
+}
+
+// serverOf is the host and port of the base URL u, for CallInfo.
+func serverOf(u *url.URL) (string, int) {
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		port = 443
+		if u.Scheme == "http" {
+			port = 80
+		}
+	}
+	return u.Hostname(), port
+}
 
 // waitTurn waits on the client's rate limiter, if any, and returns how long
 // that took when an observer wants to know (0 otherwise). Its error is the
@@ -48,7 +64,7 @@ type attemptObservation struct {
 // startAttempt tells the observer that attempt n of cl begins and returns
 // the context to send it with.
 func (c *Client) startAttempt(ctx context.Context, cl *call, n int, wait time.Duration) (context.Context, attemptObservation) {
-	actx := c.observer.StartAttempt(ctx, cl.info(), n)
+	actx := c.observer.StartAttempt(ctx, c.info(cl), n)
 	return actx, attemptObservation{ctx: actx, start: c.clock.Now(), wait: wait}
 }
 
@@ -62,19 +78,19 @@ func (c *Client) endAttempt(cl *call, o attemptObservation, n int, a *attempt, e
 	if v.retry {
 		e.RetryReason, e.RetryDelay = v.reason, v.delay
 	}
-	c.observer.EndAttempt(o.ctx, cl.info(), e)
+	c.observer.EndAttempt(o.ctx, c.info(cl), e)
 }
 
 // startCall tells the observer that cl begins and returns the call's
 // context and start time.
 func (c *Client) startCall(ctx context.Context, cl *call) (context.Context, time.Time) {
-	return c.observer.StartCall(ctx, cl.info()), c.clock.Now()
+	return c.observer.StartCall(ctx, c.info(cl)), c.clock.Now()
 }
 
 // endCall tells the observer how cl ended: with err (nil on success); ctx
 // is StartCall's.
 func (c *Client) endCall(ctx context.Context, cl *call, start time.Time, err error) {
-	c.observer.EndCall(ctx, cl.info(), CallEnd{
+	c.observer.EndCall(ctx, c.info(cl), CallEnd{
 		Attempts: cl.attempts, HTTPStatus: cl.httpStatus, Duration: c.clock.Now().Sub(start),
 		Outcome: callOutcome(err, cl.stopReason), ErrorType: ErrorType(err), Reason: cl.stopReason,
 	})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -160,7 +162,11 @@ func TestObserverRetries(t *testing.T) {
 			n := srv.Count()
 			require.Len(t, es, 2+2*n, "one call, one start and end per request the server got: %v", kinds(es))
 			assert.Equal(t, "call", es[0].Kind)
-			assert.Equal(t, upicollect.CallInfo{Op: tt.op, OrderID: orderID}, es[0].Call)
+			u, err := url.Parse(srv.URL)
+			require.NoError(t, err)
+			port, err := strconv.Atoi(u.Port())
+			require.NoError(t, err)
+			assert.Equal(t, upicollect.CallInfo{Op: tt.op, OrderID: orderID, ServerAddress: "127.0.0.1", ServerPort: port}, es[0].Call)
 			assert.Equal(t, "", es[0].Parent)
 			sleeps := clk.Sleeps()
 			for i := 0; i < n; i++ {

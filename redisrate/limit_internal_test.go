@@ -1,0 +1,57 @@
+package redisrate
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLimitOf: a float rate becomes redis_rate's integer rate per period
+// exactly, to six decimal places, with the shortest power-of-ten period.
+func TestLimitOf(t *testing.T) {
+	for _, tt := range []struct {
+		perSecond float64
+		want      redis_rate.Limit
+	}{
+		{50, redis_rate.Limit{Rate: 50, Period: time.Second, Burst: 3}},
+		{1, redis_rate.Limit{Rate: 1, Period: time.Second, Burst: 3}},
+		{0.5, redis_rate.Limit{Rate: 5, Period: 10 * time.Second, Burst: 3}},
+		{33.3, redis_rate.Limit{Rate: 333, Period: 10 * time.Second, Burst: 3}},
+		{0.001, redis_rate.Limit{Rate: 1, Period: 1000 * time.Second, Burst: 3}},
+		{2.125, redis_rate.Limit{Rate: 2125, Period: 1000 * time.Second, Burst: 3}},
+		{0.000001, redis_rate.Limit{Rate: 1, Period: 1_000_000 * time.Second, Burst: 3}},
+		{1e6, redis_rate.Limit{Rate: 1_000_000, Period: time.Second, Burst: 3}},
+		{12.3456789, redis_rate.Limit{Rate: 12345679, Period: 1_000_000 * time.Second, Burst: 3}}, // six places
+	} {
+		got, err := limitOf(tt.perSecond, 3)
+		require.NoError(t, err, "%v", tt.perSecond)
+		assert.Equal(t, tt.want, got, "%v", tt.perSecond)
+		// The emission interval redis_rate computes is the one asked for.
+		interval := got.Period.Seconds() / float64(got.Rate)
+		assert.InEpsilon(t, 1/tt.perSecond, interval, 1e-6, "%v", tt.perSecond)
+	}
+}
+
+func TestLimitOfRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		perSecond float64
+		burst     int
+		want      string
+	}{
+		{0, 1, "perSecond must be positive"},
+		{-1, 1, "perSecond must be positive"},
+		{math.NaN(), 1, "perSecond must be positive"},
+		{math.Inf(1), 1, "perSecond must be positive"},
+		{1e-7, 1, "below one request"},
+		{1e10, 1, "too large"},
+		{1, 0, "burst must be at least 1"},
+	} {
+		_, err := limitOf(tt.perSecond, tt.burst)
+		require.ErrorIs(t, err, ErrInvalidLimit)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+}
