@@ -2,16 +2,23 @@ module github.com/upicollect/upicollect-go/bench
 
 go 1.23
 
-replace github.com/upicollect/upicollect-go => ../
-
-require (
-	github.com/go-resty/resty/v2 v2.16.5
-	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.0.0-00010101000000-000000000000
+replace (
+	github.com/upicollect/upicollect-go => ../
+	github.com/upicollect/upicollect-go/redisrate => ../redisrate
 )
 
 require (
-	github.com/google/go-querystring v1.2.0 // indirect
+	github.com/go-resty/resty/v2 v2.16.5
+	github.com/redis/go-redis/v9 v9.17.3
+	github.com/stretchr/testify v1.12.1
+	github.com/upicollect/upicollect-go v0.0.0-00010101000000-000000000000
+	github.com/upicollect/upicollect-go/redisrate v0.0.0-00010101000000-000000000000
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
+	github.com/go-redis/redis_rate/v10 v10.0.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/net v0.33.0 // indirect
 	golang.org/x/sync v0.11.0 // indirect

@@ -7,7 +7,8 @@
 #                       of fixed iterations, 1s load runs; writes bench/results/ci/
 #
 # Exits 1 when a deterministic budget (allocations, connections, errors,
-# bytes per waiting call) fails; timing budgets are printed as INFO only.
+# bytes per waiting call, the fleet's 429s and shared rate) fails; timing
+# budgets are printed as INFO only.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -20,10 +21,10 @@ esac
 
 if [ "$mode" = ci ]; then
   out=results/ci charts=results/ci/charts
-  count=3 benchtime=2000x duration=1s poll=4s
+  count=3 benchtime=2000x duration=1s poll=4s fleet=3s
 else
   out=results/snapshot charts=charts
-  count=7 benchtime=1s duration=2s poll=4s
+  count=7 benchtime=1s duration=2s poll=4s fleet=10s
 fi
 mkdir -p "$out" "$charts"
 
@@ -58,13 +59,17 @@ step "envelope decoders (root module, internal/wire)"
 step "concurrency and WaitForPayment waiters"
 go run ./cmd/load -duration="$duration" -poll="$poll" -out="$out/concurrency.json"
 
+step "fleet: 4 processes x 64 callers sharing a quota, through redisrate and through WithRateLimit"
+# Starts a redis-server of its own (installed by .ci/run).
+go run ./cmd/fleet -duration="$fleet" -out="$out/fleet.json"
+
 step "charts"
-go run ./cmd/charts -bench="$out/bench.txt" -load="$out/concurrency.json" -out="$charts" -tables="$out/tables.md"
+go run ./cmd/charts -bench="$out/bench.txt" -load="$out/concurrency.json" -fleet="$out/fleet.json" -out="$charts" -tables="$out/tables.md"
 ls "$charts"
 
 step "budgets"
 set +e
-go run ./cmd/budget -bench="$out/bench.txt" -load="$out/concurrency.json" | tee "$out/budget.txt"
+go run ./cmd/budget -bench="$out/bench.txt" -load="$out/concurrency.json" -fleet="$out/fleet.json" | tee "$out/budget.txt"
 rc=${PIPESTATUS[0]}
 set -e
 exit "$rc"

@@ -3,7 +3,6 @@ package redisrate_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -91,7 +90,7 @@ func TestSharedKey(t *testing.T) {
 // naming the address, and a client's call fails without sending anything,
 // saying the rate limiter failed.
 func TestUnreachable(t *testing.T) {
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	addr := "127.0.0.1:" + freePort(t)
 	// go-redis's defaults retry a refused connection for about four
 	// seconds; these options (the README's) fail on the first refusal.
 	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialerRetries: 1})

@@ -30,7 +30,7 @@ func TestRunGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
-			code := run(&out, filepath.Join("testdata", tt.bench), filepath.Join("testdata", tt.load))
+			code := run(&out, filepath.Join("testdata", tt.bench), filepath.Join("testdata", tt.load), "")
 			assert.Equal(t, tt.code, code, out.String())
 			golden := filepath.Join("testdata", tt.name+".golden")
 			if *update {
@@ -46,9 +46,10 @@ func TestRunGolden(t *testing.T) {
 func TestRunUnreadableInput(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "absent.txt"), filepath.Join("testdata", "load_pass.json")))
-	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "bench_pass.txt"), filepath.Join("testdata", "absent.json")))
-	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "bench_pass.txt"), filepath.Join("testdata", "bench_pass.txt")))
+	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "absent.txt"), filepath.Join("testdata", "load_pass.json"), ""))
+	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "bench_pass.txt"), filepath.Join("testdata", "absent.json"), ""))
+	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "bench_pass.txt"), filepath.Join("testdata", "bench_pass.txt"), ""))
+	assert.Equal(t, 2, run(&out, filepath.Join("testdata", "bench_pass.txt"), filepath.Join("testdata", "load_pass.json"), filepath.Join("testdata", "absent.json")))
 }
 
 // TestBudgetBoundaries: each deterministic budget passes at its limit and

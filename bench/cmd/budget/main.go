@@ -4,7 +4,7 @@
 // INFO for timing, which shared machines make too noisy to fail on. It
 // exits 1 when a deterministic budget fails.
 //
-//	go run ./cmd/budget -bench results/bench.txt -load results/concurrency.json
+//	go run ./cmd/budget -bench results/bench.txt -load results/concurrency.json -fleet results/fleet.json
 package main
 
 import (
@@ -19,12 +19,14 @@ import (
 func main() {
 	benchFile := flag.String("bench", "results/bench.txt", "`go test -bench -benchmem` output")
 	loadFile := flag.String("load", "results/concurrency.json", "the load program's JSON")
+	fleetFile := flag.String("fleet", "", "the fleet program's JSON (none: no fleet budgets)")
 	flag.Parse()
-	os.Exit(run(os.Stdout, *benchFile, *loadFile))
+	os.Exit(run(os.Stdout, *benchFile, *loadFile, *fleetFile))
 }
 
-// run prints the verdicts to w and returns the exit code.
-func run(w io.Writer, benchFile, loadFile string) int {
+// run prints the verdicts to w and returns the exit code. An empty
+// fleetFile skips the fleet budgets.
+func run(w io.Writer, benchFile, loadFile, fleetFile string) int {
 	f, err := os.Open(benchFile)
 	if err != nil {
 		fmt.Fprintln(w, "budget:", err)
@@ -42,6 +44,14 @@ func run(w io.Writer, benchFile, loadFile string) int {
 		return 2
 	}
 	vs := Evaluate(samples, load)
+	if fleetFile != "" {
+		fleet, err := results.ReadFleet(fleetFile)
+		if err != nil {
+			fmt.Fprintln(w, "budget:", err)
+			return 2
+		}
+		vs = append(vs, evaluateFleet(fleet)...)
+	}
 	for _, v := range vs {
 		fmt.Fprintln(w, v)
 	}

@@ -1,7 +1,8 @@
 // Command charts draws the benchmark figures as SVG: time and allocations
 // per call for the SDK, the floor, naive code and resty; throughput and
 // connections opened against the number of concurrent callers. With
-// -tables it also writes them as Markdown tables.
+// -tables it also writes them as Markdown tables. With -fleet, the fleet
+// program's figures too.
 //
 //	go run ./cmd/charts -bench results/bench.txt -load results/concurrency.json -out charts -tables results/tables.md
 package main
@@ -31,6 +32,7 @@ func main() {
 	loadFile := flag.String("load", "results/concurrency.json", "the load program's JSON")
 	outDir := flag.String("out", "charts", "directory for the SVG files")
 	tablesFile := flag.String("tables", "", "also write the figures as Markdown tables to this file")
+	fleetFile := flag.String("fleet", "", "the fleet program's JSON (none: no fleet chart)")
 	flag.Parse()
 	log.SetFlags(0)
 	f, err := os.Open(*benchFile)
@@ -49,13 +51,23 @@ func main() {
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	for name, svg := range charts(samples, load) {
+	out := charts(samples, load)
+	var fleetTables string
+	if *fleetFile != "" {
+		fleet, err := results.ReadFleet(*fleetFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		out["fleet.svg"] = fleetChart(fleet)
+		fleetTables = fleetTable(fleet)
+	}
+	for name, svg := range out {
 		if err := os.WriteFile(filepath.Join(*outDir, name), []byte(svg), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
 	if *tablesFile != "" {
-		if err := os.WriteFile(*tablesFile, []byte(tables(samples, load)), 0o644); err != nil {
+		if err := os.WriteFile(*tablesFile, []byte(tables(samples, load)+fleetTables), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}

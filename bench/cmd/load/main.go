@@ -11,14 +11,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -57,7 +55,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	load := &results.Load{Machine: machine(), Duration: duration.String()}
+	load := &results.Load{Machine: results.ThisMachine(), Duration: duration.String()}
 
 	srv, err := harness.StartServer()
 	if err != nil {
@@ -111,20 +109,4 @@ func parseInts(s string) ([]int, error) {
 		ns = append(ns, n)
 	}
 	return ns, nil
-}
-
-func machine() results.Machine {
-	m := results.Machine{CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPUModel = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	return m
 }
