@@ -320,6 +320,7 @@ func (s *Sweeper) record(ctx context.Context, now time.Time, l Lease, st *upicol
 	switch {
 	case err == nil:
 		stats.count(t.result)
+		s.client.ObserveFinalState(ctx, finalState(ev))
 		return nil
 	case handlerErr != nil:
 		stats.Errors++
@@ -330,6 +331,16 @@ func (s *Sweeper) record(ctx context.Context, now time.Time, l Lease, st *upicol
 		stats.Errors++
 		return fmt.Errorf("reconcile: order %q: recording %s: %w", l.Order.ID, t.result, err)
 	}
+}
+
+// finalState is ev for the client's Observer (the time to a final state
+// counts from the order's creation).
+func finalState(ev Event) upicollect.FinalState {
+	f := upicollect.FinalState{Source: "reconcile", OrderID: ev.Order.ID, Result: string(ev.Result), Elapsed: ev.At.Sub(ev.Order.Created)}
+	if ev.Status != nil {
+		f.Status = ev.Status.TxnStatus
+	}
+	return f
 }
 
 // deliver calls the handler, turning a panic into an error.
