@@ -180,3 +180,15 @@ func TestOrderRequestRules(t *testing.T) {
 	assert.True(t, o.ExpiresAt.IsZero(), "the checkout page does not expire")
 	assert.Regexp(t, `^utz_[0-9a-f]{13}$`, s.Orders()[1].OrderID, "a generated id as live makes them")
 }
+
+// TestAfterPayWithoutRedirect: an order without a redirect_url (requests
+// and links) sends the payer back to its own page.
+func TestAfterPayWithoutRedirect(t *testing.T) {
+	s := fixed(t)
+	require.Equal(t, 200, call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "req/2")).code)
+	resp, err := noRedirect(s).PostForm(s.URL()+"/sandbox/orders/req%2F2/pay", url.Values{"result": {"SUCCESS"}, "return": {"page"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	assert.Equal(t, "/sandbox/pay/req%2F2", resp.Header.Get("Location"))
+}

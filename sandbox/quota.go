@@ -27,7 +27,9 @@ const quotaJitter = 50 * time.Millisecond
 //
 // The quota is a token bucket (golang.org/x/time/rate) read at sandbox
 // time: each request is judged at the moment it arrived, by WithClock's
-// clock, so a test with a hand-moved clock gets exact answers. The bucket
+// clock, so a test with a hand-moved clock gets exact answers (and a clock
+// that never moves never refills it: run the client's limiter on the same
+// clock, or move it). The bucket
 // holds burst plus perSecond × 50 ms tokens (at least one more), so that a
 // client that holds the same rate and burst, whose requests the network
 // bunches by up to 50 ms, gets no 429 at all. Only calls with the
