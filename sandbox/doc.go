@@ -238,7 +238,8 @@
 // arrived, so a hand-moved clock gives exact answers; it forgives 50 ms of
 // network jitter, so that a client holding the same rate gets no 429 and a
 // benchmark may assert none. Only calls with the merchant's credentials
-// count. Stats (GET /sandbox/stats) gives the server's own counts, for
+// count. The quota is judged before scripted faults and latency: a call
+// it refuses takes no fault. Stats (GET /sandbox/stats) gives the server's own counts, for
 // tests and benchmarks that must know what reached the service.
 //
 // # Leaving it running

@@ -188,3 +188,18 @@ func TestStatsEndpoint(t *testing.T) {
 	assert.Zero(t, st.Requests[OpCreatePaymentLink])
 	assert.Empty(t, st.Answers)
 }
+
+// TestQuotaBeforeFaults: a call the quota refuses takes no scripted fault.
+func TestQuotaBeforeFaults(t *testing.T) {
+	clock := newFakeClock()
+	s := Start(t, WithClock(clock.Now), WithRateLimit(1, 1)) // 2 at once
+	status := func() int { return call(t, s, OpCheckPaymentStatus, statusForm(s, "q")).code }
+	require.Equal(t, 200, status())
+	require.Equal(t, 200, status())
+	s.InjectFault(Fault{Op: OpCheckPaymentStatus, Status: 503})
+	assert.Equal(t, 429, status())
+	clock.Advance(time.Second)
+	assert.Equal(t, 503, status(), "the fault waited for a call the quota let through")
+	assert.Equal(t, map[int]int64{200: 2, 429: 1, 503: 1}, s.Stats().Answers)
+	assert.Equal(t, int64(1), s.Stats().RateLimited)
+}
