@@ -1,6 +1,7 @@
 package upicollect_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -312,6 +313,16 @@ func TestDecodeResponses(t *testing.T) {
 			c, _ := newClient(t, srv.BaseURL(), noRetry())
 			res, resp, err := callOp(context.Background(), c, tc.op, tc.orderID)
 			require.Equal(t, 1, srv.Count())
+			// Without an order id, an intent or request carries one the
+			// client made with NewOrderID: the golden files name it
+			// anyNewOrderID.
+			var sent string
+			var newID []string
+			if tc.orderID == "" && (tc.op == opIntent || tc.op == opRequest) {
+				sent = srv.Last(t).Form.Get("order_id")
+				assert.Regexp(t, newOrderIDPattern, sent)
+				newID = []string{sent, anyNewOrderID}
+			}
 
 			checkResponse := func(r *upicollect.Response) {
 				t.Helper()
@@ -328,7 +339,7 @@ func TestDecodeResponses(t *testing.T) {
 				require.NotNil(t, res)
 				checkResponse(resp)
 				tc.check(t, res)
-				goldenJSON(t, tc.name, decodedView{Result: resultView(res)})
+				goldenJSON(t, tc.name, decodedView{Result: resultView(res)}, newID...)
 				return
 			}
 			require.Error(t, err)
@@ -342,11 +353,11 @@ func TestDecodeResponses(t *testing.T) {
 				assert.Equal(t, tc.api.HTTPStatus, ae.HTTPStatus)
 				assert.Equal(t, tc.api.StatusCode, ae.StatusCode)
 				assert.Equal(t, tc.api.Message, ae.Message)
-				assert.Equal(t, tc.api.OrderID, ae.OrderID)
+				assert.Equal(t, cmp.Or(tc.api.OrderID, sent), ae.OrderID)
 			}
 			checkResponse(ae.Response)
 			assert.True(t, strings.HasPrefix(err.Error(), "upicollect: "+tc.op+": "), err.Error())
-			goldenJSON(t, tc.name, decodedView{Error: newErrorView(err)})
+			goldenJSON(t, tc.name, decodedView{Error: newErrorView(err)}, newID...)
 		})
 	}
 }

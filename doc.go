@@ -1,7 +1,7 @@
 // Package upicollect is the Go SDK for the Payment Collection Service: it
-// collects UPI payments through payment intents (links and QR codes),
-// payment requests sent to a customer's UPI ID, and shareable payment links,
-// and checks their status.
+// collects UPI payments through the hosted checkout (order requests),
+// payment intents (links and QR codes), payment requests sent to a
+// customer's UPI ID, and shareable payment links, and checks their status.
 //
 // # Client
 //
@@ -43,7 +43,9 @@
 // (errors.Is(err, context.DeadlineExceeded)). The service's message is kept
 // without any echo of the credentials, cut at 512 bytes, and its control
 // characters are escaped in Error.
-// An unknown order is not an error: CheckPaymentStatus returns TxnPending.
+// An unknown order is not an error: CheckPaymentStatus returns TxnPending
+// with PaymentStatus.NotFound set; WithUnknownOrderTimeout makes a wait give
+// up on one with ErrNotFound.
 // Every result and every *APIError carries the raw *Response.
 //
 // # Retries
@@ -55,19 +57,20 @@
 //
 //   - CheckPaymentStatus is read-only: retried on connection errors,
 //     timeouts, 429, 500, 502, 503 and 504.
-//   - CreatePaymentIntent and CreatePaymentRequest with an OrderID: retried
-//     on connection errors, timeouts, 429, 500, 502, 503 and 504, because
-//     the service refuses a second order with the same id. A 409 on any
+//   - CreateOrderRequest, CreatePaymentIntent and CreatePaymentRequest
+//     always carry an order id: the caller's OrderID, or one the client sets
+//     from NewOrderID before the first attempt. They are retried on
+//     connection errors, timeouts, 429, 500, 502, 503 and 504, because the
+//     service refuses a second order with the same id. A 409 on any
 //     attempt after the first means an earlier attempt may have created the
 //     order: the call returns an error matching ErrOutcomeUnknown that
 //     carries the order id, never ErrDuplicateOrderID. When retries end on
 //     a timeout, a reset, a 5xx or a 429 (a proxy may have forwarded the
 //     create before it answered), the error matches ErrOutcomeUnknown too.
-//   - Every create without an order id (CreatePaymentLink, and the other
-//     two without an OrderID) is sent once: only a request that provably
-//     never reached the service (DNS or connect failure) is sent again. Any
-//     other failure after the request went out, a 429 included, returns
-//     ErrOutcomeUnknown.
+//   - CreatePaymentLink takes no order id, so it is sent once: only a
+//     request that provably never reached the service (DNS or connect
+//     failure) is sent again. Any other failure after the request went out,
+//     a 429 included, returns ErrOutcomeUnknown.
 //   - A create answered with something that is not the service's envelope
 //     (a redirect, an HTML page, a truncated body) is not retried and
 //     returns ErrOutcomeUnknown: the request reached the service.
@@ -76,9 +79,10 @@
 // at a Retry-After beyond RetryPolicy.MaxRetryAfter, APIError.Reason says
 // so (ReasonAttemptsExhausted, ReasonBudgetExhausted).
 //
-// Use NewOrderID to give every create an id, and keep it with the checkout:
-// after ErrOutcomeUnknown, CheckPaymentStatus (or a retried create with the
-// same id) tells what happened.
+// Give every create an id from NewOrderID and store it with the checkout
+// before calling: after ErrOutcomeUnknown, CheckPaymentStatus (or a retried
+// create with the same id) tells what happened. Without one, the id the
+// client set is in the result's OrderID and in APIError.OrderID.
 //
 // # Context
 //

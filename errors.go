@@ -4,10 +4,12 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/upicollect/upicollect-go/internal/redact"
+	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
@@ -225,6 +227,22 @@ func endedError(op, orderID string, last *APIError, ambiguous bool, ctxErr error
 	e.cause = ctxErr
 	if ambiguous { // never so for the status check: decide says so
 		e.markOutcomeUnknown()
+	}
+	return e
+}
+
+// unknownOrderError is the error of a wait that gave up on an unknown
+// order: ErrNotFound, with the last status check's answer.
+func unknownOrderError(st *PaymentStatus, timeout time.Duration) *APIError {
+	e := &APIError{Op: vocab.OpCheckPaymentStatus, OrderID: st.OrderID, Message: st.Message,
+		Response: st.Response, kinds: kindNotFound,
+		detail: "order " + strconv.Quote(st.OrderID) + " still unknown to the service after " +
+			timeout.String() + " (WithUnknownOrderTimeout)"}
+	if st.Response != nil {
+		e.HTTPStatus = st.Response.HTTPStatus
+		if env, err := wire.DecodeEnvelope(st.Response.Body); err == nil {
+			e.StatusCode = env.StatusCode
+		}
 	}
 	return e
 }

@@ -195,8 +195,11 @@ type fmCell struct {
 //   - the status check is read-only and retried on any transient failure;
 //   - a create with an OrderID is retried after ambiguous failures too
 //     (timeout, reset, 5xx), and a 409 on such a retry is ErrOutcomeUnknown;
-//   - a create without one (a link, an intent without OrderID) is retried
-//     only when the request never left; otherwise, a 429 included, it is
+//   - an intent without OrderID gets one from NewOrderID before the first
+//     attempt, so it behaves as one with an OrderID, and its errors and
+//     result name the client's id;
+//   - a create without an order id (a link) is retried only when the
+//     request never left; otherwise, a 429 included, it is
 //     ErrOutcomeUnknown;
 //   - an unreadable 200 (truncated, too large) is never retried;
 //   - no retry ever makes a second order.
@@ -211,25 +214,25 @@ var faultMatrix = []fmCell{
 	{fResetB, fmRequest, fmOK(2, 1)},
 	{fResetB, fmLink, fmFails(1, 0, errUnknown)},
 	{fResetB, fmStatus, fmOK(2, 0)},
-	{fResetB, fmIntentNoID, fmFails(1, 0, errUnknown)},
+	{fResetB, fmIntentNoID, fmOK(2, 1)},
 
 	{fResetA, fmIntent, fmFails(2, 1, errUnknown)},
 	{fResetA, fmRequest, fmFails(2, 1, errUnknown)},
 	{fResetA, fmLink, fmFails(1, 1, errUnknown)},
 	{fResetA, fmStatus, fmOK(2, 0)},
-	{fResetA, fmIntentNoID, fmFails(1, 1, errUnknown)},
+	{fResetA, fmIntentNoID, fmFails(2, 1, errUnknown)},
 
 	{fTimeout, fmIntent, fmOK(2, 1)},
 	{fTimeout, fmRequest, fmOK(2, 1)},
 	{fTimeout, fmLink, fmFails(1, 0, errUnknown, eDeadline)},
 	{fTimeout, fmStatus, fmOK(2, 0)},
-	{fTimeout, fmIntentNoID, fmFails(1, 0, errUnknown, eDeadline)},
+	{fTimeout, fmIntentNoID, fmOK(2, 1)},
 
 	{fTimeoutAll, fmIntent, fmFails(3, 0, errUnknown, eDeadline)},
 	{fTimeoutAll, fmRequest, fmFails(3, 0, errUnknown, eDeadline)},
 	{fTimeoutAll, fmLink, fmFails(1, 0, errUnknown, eDeadline)},
 	{fTimeoutAll, fmStatus, fmFails(3, 0, eDeadline)},
-	{fTimeoutAll, fmIntentNoID, fmFails(1, 0, errUnknown, eDeadline)},
+	{fTimeoutAll, fmIntentNoID, fmFails(3, 0, errUnknown, eDeadline)},
 
 	{fCallerCtx, fmIntent, fmFails(1, 0, errUnknown, eDeadline)},
 	{fCallerCtx, fmRequest, fmFails(1, 0, errUnknown, eDeadline)},
@@ -241,13 +244,13 @@ var faultMatrix = []fmCell{
 	{f429, fmRequest, fmWant{ok: true, attempts: 2, orders: 1, retryAfter: true}},
 	{f429, fmLink, fmFails(1, 0, errRateLimited, errUnknown)},
 	{f429, fmStatus, fmWant{ok: true, attempts: 2, orders: 0, retryAfter: true}},
-	{f429, fmIntentNoID, fmFails(1, 0, errRateLimited, errUnknown)},
+	{f429, fmIntentNoID, fmWant{ok: true, attempts: 2, orders: 1, retryAfter: true}},
 
 	{f429All, fmIntent, fmWant{attempts: 3, is: []error{errRateLimited, errUnknown}, retryAfter: true}},
 	{f429All, fmRequest, fmWant{attempts: 3, is: []error{errRateLimited, errUnknown}, retryAfter: true}},
 	{f429All, fmLink, fmFails(1, 0, errRateLimited, errUnknown)},
 	{f429All, fmStatus, fmWant{attempts: 3, is: []error{errRateLimited}, retryAfter: true}},
-	{f429All, fmIntentNoID, fmFails(1, 0, errRateLimited, errUnknown)},
+	{f429All, fmIntentNoID, fmWant{attempts: 3, is: []error{errRateLimited, errUnknown}, retryAfter: true}},
 
 	{f429Long, fmIntent, fmFails(1, 0, errRateLimited, errUnknown)},
 	{f429Long, fmRequest, fmFails(1, 0, errRateLimited, errUnknown)},
@@ -259,25 +262,25 @@ var faultMatrix = []fmCell{
 	{f500, fmRequest, fmOK(2, 1)},
 	{f500, fmLink, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
 	{f500, fmStatus, fmOK(2, 0)},
-	{f500, fmIntentNoID, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
+	{f500, fmIntentNoID, fmOK(2, 1)},
 
 	{f500Done, fmIntent, fmFails(2, 1, errUnknown)},
 	{f500Done, fmRequest, fmFails(2, 1, errUnknown)},
 	{f500Done, fmLink, fmFails(1, 1, errUnknown, errServer, errUnexpected)},
 	{f500Done, fmStatus, fmOK(2, 0)},
-	{f500Done, fmIntentNoID, fmFails(1, 1, errUnknown, errServer, errUnexpected)},
+	{f500Done, fmIntentNoID, fmFails(2, 1, errUnknown)},
 
 	{f500All, fmIntent, fmFails(3, 0, errUnknown, errServer, errUnexpected)},
 	{f500All, fmRequest, fmFails(3, 0, errUnknown, errServer, errUnexpected)},
 	{f500All, fmLink, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
 	{f500All, fmStatus, fmFails(3, 0, errServer, errUnexpected)},
-	{f500All, fmIntentNoID, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
+	{f500All, fmIntentNoID, fmFails(3, 0, errUnknown, errServer, errUnexpected)},
 
 	{f502, fmIntent, fmOK(2, 1)},
 	{f502, fmRequest, fmOK(2, 1)},
 	{f502, fmLink, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
 	{f502, fmStatus, fmOK(2, 0)},
-	{f502, fmIntentNoID, fmFails(1, 0, errUnknown, errServer, errUnexpected)},
+	{f502, fmIntentNoID, fmOK(2, 1)},
 
 	{fTrunc, fmIntent, fmFails(1, 1, errUnknown, errUnexpected)},
 	{fTrunc, fmRequest, fmFails(1, 1, errUnknown, errUnexpected)},
@@ -295,13 +298,13 @@ var faultMatrix = []fmCell{
 	{fSlow, fmRequest, fmFails(2, 1, errUnknown)},
 	{fSlow, fmLink, fmFails(1, 1, errUnknown, eDeadline)},
 	{fSlow, fmStatus, fmOK(2, 0)},
-	{fSlow, fmIntentNoID, fmFails(1, 1, errUnknown, eDeadline)},
+	{fSlow, fmIntentNoID, fmFails(2, 1, errUnknown)},
 
 	{fSlowAll, fmIntent, fmFails(3, 1, errUnknown, eDeadline)},
 	{fSlowAll, fmRequest, fmFails(3, 1, errUnknown, eDeadline)},
 	{fSlowAll, fmLink, fmFails(1, 1, errUnknown, eDeadline)},
 	{fSlowAll, fmStatus, fmFails(3, 0, eDeadline)},
-	{fSlowAll, fmIntentNoID, fmFails(1, 1, errUnknown, eDeadline)},
+	{fSlowAll, fmIntentNoID, fmFails(3, 1, errUnknown, eDeadline)},
 
 	{fHuge, fmIntent, fmFails(1, 0, errUnknown, errUnexpected)},
 	{fHuge, fmRequest, fmFails(1, 0, errUnknown, errUnexpected)},
@@ -487,6 +490,11 @@ func fmRunCell(t *testing.T, cell fmCell) {
 		require.NoError(t, ctx.Err(), "the call must end by itself, not by the guard's deadline")
 	}
 	w := cell.want
+	if cell.op == fmIntentNoID {
+		// The client gave the intent an id of its own: the result and
+		// every error name it, and the checks below hold it to that.
+		orderID = fmClientOrderID(t, res, err)
+	}
 
 	// What the caller sees.
 	if w.ok {
@@ -583,16 +591,28 @@ func fmAssertNoSecrets(t *testing.T, creds upicollect.Credentials, text string) 
 	}
 }
 
+// fmClientOrderID is the order id the client set for an intent created
+// without one, as its result or its error names it.
+func fmClientOrderID(t *testing.T, res any, err error) string {
+	t.Helper()
+	var id string
+	var ae *upicollect.APIError
+	switch {
+	case res != nil:
+		id = res.(*upicollect.Intent).OrderID
+	case errors.As(err, &ae):
+		id = ae.OrderID
+	}
+	assert.Regexp(t, `^ord_[a-z2-7]{26}$`, id, "an id from NewOrderID")
+	return id
+}
+
 // fmCheckResult checks a successful call's result against what was asked.
 func fmCheckResult(t *testing.T, op fmOp, orderID string, res any) {
 	t.Helper()
 	switch r := res.(type) {
 	case *upicollect.Intent:
-		if orderID != "" {
-			assert.Equal(t, orderID, r.OrderID)
-		} else {
-			assert.NotEmpty(t, r.OrderID, "the service's generated id")
-		}
+		assert.Equal(t, orderID, r.OrderID)
 		assert.Equal(t, upicollect.Rupees(499), r.Amount)
 		assert.True(t, strings.HasPrefix(r.Link, "upi://"), r.Link)
 	case *upicollect.PaymentRequest:
@@ -614,7 +634,7 @@ func fmMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| Fault | " + strings.Join([]string{
 		"createPaymentIntent (OrderID)", "createPaymentRequest (OrderID)", "createPaymentLink",
-		"checkPaymentStatus", "createPaymentIntent (no OrderID)"}, " | ") + " |\n")
+		"checkPaymentStatus", "createPaymentIntent (no OrderID: the client sets one)"}, " | ") + " |\n")
 	b.WriteString("|---" + strings.Repeat("|---", len(fmOps)) + "|\n")
 	var rows []string
 	cells := map[string]map[fmOp]fmWant{}

@@ -439,7 +439,10 @@ func matchedSentinels(err error) []string {
 
 // goldenJSON compares v, marshalled, with testdata/decoded/name.json, or
 // rewrites the file under -update.
-func goldenJSON(t testing.TB, name string, v any) {
+//
+// replace holds old, new pairs applied to the encoding first, for values
+// that differ on every run (an order id from NewOrderID).
+func goldenJSON(t testing.TB, name string, v any, replace ...string) {
 	t.Helper()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -447,6 +450,9 @@ func goldenJSON(t testing.TB, name string, v any) {
 	enc.SetIndent("", "  ")
 	require.NoError(t, enc.Encode(v))
 	got := buf.Bytes()
+	if len(replace) > 0 {
+		got = []byte(strings.NewReplacer(replace...).Replace(string(got)))
+	}
 	path := filepath.Join("testdata", "decoded", name+".json")
 	if *update {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))

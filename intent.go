@@ -12,7 +12,7 @@ import (
 // IntentParams are the inputs of CreatePaymentIntent.
 type IntentParams struct {
 	Amount      Money  // whole rupees, 1..100000
-	OrderID     string // optional, unique; set it (NewOrderID) to make retries safe
+	OrderID     string // optional, unique; when empty the client sets one (NewOrderID) before the first attempt
 	RedirectURL string // where the customer goes after paying
 	Note        string
 	Customer    Customer
@@ -40,16 +40,17 @@ type Intent struct {
 // API: POST /v1/payments/createPaymentIntent
 //
 // The parameters are validated first; a problem returns a *ValidationError
-// and sends nothing. Retries: with p.OrderID set, on connection errors,
-// timeouts, 429, 500, 502, 503 and 504, and a 409 on any attempt after the
-// first is reported as ErrOutcomeUnknown, never ErrDuplicateOrderID. Without
-// p.OrderID the request is sent again only when it never reached the
-// service; any other failure after it went out (a 429 too) returns
-// ErrOutcomeUnknown. So does an answer that is not the service's envelope,
-// or one whose links are not upi: or an app's own scheme. The context
-// bounds the whole call;
-// cancelling it after the request went out gives no guarantee either way
-// (ErrOutcomeUnknown): check the order's status before creating it again.
+// and sends nothing. Without p.OrderID the client sets one from NewOrderID
+// before the first attempt (p itself is not changed), so every create
+// carries an order id: the result's OrderID and every *APIError's OrderID
+// name the order to check. Retries: on connection errors, timeouts, 429,
+// 500, 502, 503 and 504, and a 409 on any attempt after the first is
+// reported as ErrOutcomeUnknown, never ErrDuplicateOrderID. An answer that
+// is not the service's envelope, or one whose links are not upi: or an
+// app's own scheme, is ErrUnexpectedResponse and ErrOutcomeUnknown. The
+// context bounds the whole call; cancelling it after the request went out
+// gives no guarantee either way (ErrOutcomeUnknown): check the order's
+// status before creating it again.
 func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Intent, error) {
 	c.mustInit()
 	const op = vocab.OpCreatePaymentIntent
@@ -65,21 +66,22 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	if err := chk.err(op); err != nil {
 		return nil, err
 	}
-	cl := c.createCall(op, p.OrderID, &wire.IntentRequest{
+	orderID := orderIDOrNew(p.OrderID)
+	cl := c.createCall(op, orderID, &wire.IntentRequest{
 		MID:            c.creds.MID,
 		Amount:         rupees,
-		OrderID:        p.OrderID,
+		OrderID:        orderID,
 		RedirectURL:    p.RedirectURL,
 		Note:           p.Note,
 		CustomerName:   p.Customer.Name,
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
 	})
-	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*Intent, error) { return readIntent(p, env, resp) })
+	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*Intent, error) { return readIntent(p, orderID, env, resp) })
 }
 
-// readIntent decodes createPaymentIntent's data.
-func readIntent(p *IntentParams, env *wire.Envelope, resp *Response) (*Intent, error) {
+// readIntent decodes createPaymentIntent's data; orderID is the one sent.
+func readIntent(p *IntentParams, orderID string, env *wire.Envelope, resp *Response) (*Intent, error) {
 	data, err := needData(env)
 	if err != nil {
 		return nil, err
@@ -89,7 +91,7 @@ func readIntent(p *IntentParams, env *wire.Envelope, resp *Response) (*Intent, e
 		return nil, err
 	}
 	in := &Intent{
-		OrderID:      cmp.Or(d.OrderID, p.OrderID),
+		OrderID:      cmp.Or(d.OrderID, orderID),
 		Amount:       p.Amount,
 		Link:         d.Link,
 		AppLinks:     d.AppLinks,

@@ -45,7 +45,7 @@ func TestOperationsSendExactRequests(t *testing.T) {
 				return in
 			},
 			want: url.Values{
-				"mid": {testMID}, "amount": {"100000"},
+				"mid": {testMID}, "amount": {"100000"}, "order_id": {anyNewOrderID},
 				"redirect_url": {testRedirect}, "note": {testNote},
 				"customer_name": {testName}, "customer_email": {testEmail}, "customer_mobile": {testMobileSent},
 			},
@@ -71,7 +71,7 @@ func TestOperationsSendExactRequests(t *testing.T) {
 				return in
 			},
 			want: url.Values{
-				"mid": {testMID}, "amount": {"1"}, "vpa": {testVPA},
+				"mid": {testMID}, "amount": {"1"}, "order_id": {anyNewOrderID}, "vpa": {testVPA},
 				"note": {testNote}, "customer_name": {testName}, "customer_email": {testEmail},
 				"customer_mobile": {testMobileSent},
 			},
@@ -135,9 +135,32 @@ func TestOperationsSendExactRequests(t *testing.T) {
 			assert.True(t, strings.HasPrefix(got.Header.Get("User-Agent"), "upicollect-go/"+upicollect.Version+" "),
 				"User-Agent %q", got.Header.Get("User-Agent"))
 			require.NoError(t, got.FormErr)
-			assert.Equal(t, tt.want, got.Form)
+			want := tt.want
+			if want.Get("order_id") == anyNewOrderID {
+				// Without an OrderID the client sets one from NewOrderID.
+				sent := got.Form.Get("order_id")
+				assert.Regexp(t, newOrderIDPattern, sent)
+				want = cloneValues(want)
+				want.Set("order_id", sent)
+			}
+			assert.Equal(t, want, got.Form)
 		})
 	}
+}
+
+// anyNewOrderID in a wanted form stands for an order id the client made
+// with NewOrderID, which matches newOrderIDPattern.
+const (
+	anyNewOrderID     = "<NewOrderID>"
+	newOrderIDPattern = `^ord_[a-z2-7]{26}$`
+)
+
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
 }
 
 func TestUserAgentProduct(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // RequestParams are the inputs of CreatePaymentRequest.
 type RequestParams struct {
 	Amount   Money  // whole rupees, 1..100000
-	OrderID  string // optional, unique; set it (NewOrderID) to make retries safe
+	OrderID  string // optional, unique; when empty the client sets one (NewOrderID) before the first attempt
 	VPA      string // the customer's UPI ID, <handle>@<bank_handle>
 	Note     string
 	Customer Customer
@@ -33,10 +33,10 @@ type PaymentRequest struct {
 //
 // API: POST /v1/payments/createPaymentRequest
 //
-// Validation, retries and context behave as for CreatePaymentIntent: with
-// p.OrderID set, retried on connection errors, timeouts, 429 and 5xx (a
-// later 409 is then ErrOutcomeUnknown); without it, sent again only when it
-// never reached the service, and ErrOutcomeUnknown otherwise. A payment_url
+// Validation, order ids, retries and context behave as for
+// CreatePaymentIntent: without p.OrderID the client sets one (NewOrderID)
+// before the first attempt; the call is retried on connection errors,
+// timeouts, 429 and 5xx (a later 409 is then ErrOutcomeUnknown). A payment_url
 // that is not an absolute http(s) URL is ErrUnexpectedResponse and
 // ErrOutcomeUnknown. A cancelled context after the request went out gives
 // no guarantee either way.
@@ -55,10 +55,11 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 	if err := chk.err(op); err != nil {
 		return nil, err
 	}
-	cl := c.createCall(op, p.OrderID, &wire.PaymentRequestRequest{
+	orderID := orderIDOrNew(p.OrderID)
+	cl := c.createCall(op, orderID, &wire.PaymentRequestRequest{
 		MID:            c.creds.MID,
 		Amount:         rupees,
-		OrderID:        p.OrderID,
+		OrderID:        orderID,
 		VPA:            p.VPA,
 		Note:           p.Note,
 		CustomerName:   p.Customer.Name,
@@ -66,12 +67,13 @@ func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*P
 		CustomerMobile: mobile,
 	})
 	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*PaymentRequest, error) {
-		return readPaymentRequest(p, env, resp)
+		return readPaymentRequest(orderID, env, resp)
 	})
 }
 
-// readPaymentRequest decodes createPaymentRequest's data.
-func readPaymentRequest(p *RequestParams, env *wire.Envelope, resp *Response) (*PaymentRequest, error) {
+// readPaymentRequest decodes createPaymentRequest's data; orderID is the
+// one sent.
+func readPaymentRequest(orderID string, env *wire.Envelope, resp *Response) (*PaymentRequest, error) {
 	data, err := needData(env)
 	if err != nil {
 		return nil, err
@@ -86,7 +88,7 @@ func readPaymentRequest(p *RequestParams, env *wire.Envelope, resp *Response) (*
 		}
 	}
 	return &PaymentRequest{
-		OrderID:    cmp.Or(d.OrderID, p.OrderID),
+		OrderID:    cmp.Or(d.OrderID, orderID),
 		PaymentURL: d.PaymentURL,
 		ExpiresAt:  wire.ParseExpiry(d.Expiry),
 		Message:    env.Msg,

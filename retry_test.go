@@ -206,15 +206,28 @@ func TestCreateRetries(t *testing.T) {
 		is        []error // nil: success
 	}
 	keyedOps := []string{opIntent, opRequest}
+	unkeyedOps := []string{opLink}
 	for _, tt := range []tc{
-		{name: "500 without order id: not retried", ops: createOps, steps: []int{500, 200}, wantCount: 1,
+		// A create without an order id (a link: intents and requests
+		// always get one) is not repeated once it may have reached the service.
+		{name: "500 without order id: not retried", ops: unkeyedOps, steps: []int{500, 200}, wantCount: 1,
 			is: []error{upicollect.ErrServer, upicollect.ErrOutcomeUnknown}},
-		{name: "502 without order id: not retried", ops: createOps, steps: []int{502, 200}, wantCount: 1,
+		{name: "502 without order id: not retried", ops: unkeyedOps, steps: []int{502, 200}, wantCount: 1,
 			is: []error{upicollect.ErrServer, upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
-		{name: "reset without order id: not retried", ops: createOps, steps: []int{0, 200}, wantCount: 1,
+		{name: "reset without order id: not retried", ops: unkeyedOps, steps: []int{0, 200}, wantCount: 1,
 			is: []error{upicollect.ErrOutcomeUnknown}},
-		{name: "429 without order id: not retried, it reached the service", ops: createOps, steps: []int{429, 200}, wantCount: 1,
+		{name: "429 without order id: not retried, it reached the service", ops: unkeyedOps, steps: []int{429, 200}, wantCount: 1,
 			is: []error{upicollect.ErrRateLimited, upicollect.ErrOutcomeUnknown}},
+		// An intent or request without OrderID gets one from NewOrderID
+		// before the first attempt: keyed, so retried like one with OrderID.
+		{name: "500 without OrderID: the client's order id, retried", ops: keyedOps, steps: []int{500, 200}, wantCount: 2},
+		{name: "502 without OrderID: the client's order id, retried", ops: keyedOps, steps: []int{502, 200}, wantCount: 2},
+		{name: "reset without OrderID: the client's order id, retried", ops: keyedOps, steps: []int{0, 200}, wantCount: 2},
+		{name: "429 without OrderID: the client's order id, retried", ops: keyedOps, steps: []int{429, 200}, wantCount: 2},
+		{name: "500 then 409 without OrderID: outcome unknown for the client's order id", ops: keyedOps, steps: []int{500, 409}, wantCount: 2,
+			is: []error{upicollect.ErrOutcomeUnknown}},
+		{name: "500 exhausted without OrderID", ops: keyedOps, steps: []int{500}, wantCount: 3,
+			is: []error{upicollect.ErrServer, upicollect.ErrOutcomeUnknown}},
 		{name: "429 with order id: retried", ops: keyedOps, orderID: "ORD-K1", steps: []int{429, 200}, wantCount: 2},
 		// The first 429 may have come after the order was made (a proxy forwarded it).
 		{name: "429 exhausted with order id", ops: keyedOps, orderID: "ORD-K1", steps: []int{429}, wantCount: 3,
@@ -254,6 +267,15 @@ func TestCreateRetries(t *testing.T) {
 				for _, req := range srv.Requests() {
 					assert.Equal(t, srv.Requests()[0].Form, req.Form, "a retry sends the same body")
 				}
+				wantOrder := tt.orderID
+				switch {
+				case op == opLink:
+					wantOrder = ""
+				case wantOrder == "":
+					// The client set one from NewOrderID.
+					wantOrder = srv.Requests()[0].Form.Get("order_id")
+					assert.Regexp(t, newOrderIDPattern, wantOrder)
+				}
 				if tt.is == nil {
 					require.NoError(t, err)
 					require.NotNil(t, res)
@@ -262,10 +284,6 @@ func TestCreateRetries(t *testing.T) {
 				}
 				require.Error(t, err)
 				assertSentinels(t, err, tt.is...)
-				wantOrder := tt.orderID
-				if op == opLink {
-					wantOrder = ""
-				}
 				var ae *upicollect.APIError
 				require.ErrorAs(t, err, &ae)
 				assert.Equal(t, wantOrder, ae.OrderID)
@@ -439,7 +457,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 		assertSentinels(t, err)
 		assert.Equal(t, 2, srv.Count())
 	})
-	for _, op := range createOps {
+	for _, op := range []string{opLink} { // intents and requests always carry an order id
 		t.Run(op+" without order id not retried", func(t *testing.T) {
 			t.Parallel()
 			srv := newTestServer(t, script(t, -1, 200))
@@ -450,6 +468,21 @@ func TestPerAttemptTimeout(t *testing.T) {
 			assertSentinels(t, err, upicollect.ErrOutcomeUnknown)
 			assert.Equal(t, 1, srv.Count())
 			assert.Empty(t, clk.Sleeps())
+		})
+	}
+	for _, op := range []string{opIntent, opRequest} {
+		t.Run(op+" without OrderID: the client's order id, retried", func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, script(t, -1, 200))
+			c, clk := newClient(t, srv.BaseURL(), upicollect.WithTimeout(perAttempt))
+			_, resp, err := callOp(context.Background(), c, op, "")
+			require.NoError(t, err)
+			assert.Equal(t, 2, resp.Attempts)
+			reqs := srv.Requests()
+			require.Len(t, reqs, 2)
+			assert.Regexp(t, newOrderIDPattern, reqs[0].Form.Get("order_id"))
+			assert.Equal(t, reqs[0].Form, reqs[1].Form, "the same order id on the retry")
+			assert.Len(t, clk.Sleeps(), 1)
 		})
 	}
 	for _, op := range []string{opIntent, opRequest} {
@@ -549,7 +582,16 @@ func TestBodyReadError(t *testing.T) {
 			assert.Equal(t, http.StatusOK, ae.HTTPStatus)
 			assert.Equal(t, `{"status":true,`, string(ae.Response.Body))
 			assert.Contains(t, err.Error(), "reading the body")
-			assert.Equal(t, 1, srv.Count())
+			// A link is sent once; an intent or request carries the
+			// client's order id and is retried, and every attempt's body
+			// is cut short.
+			want := 1
+			if op != opLink {
+				want = 3
+				assert.Equal(t, srv.Requests()[0].Form.Get("order_id"), ae.OrderID)
+				assert.Regexp(t, newOrderIDPattern, ae.OrderID)
+			}
+			assert.Equal(t, want, srv.Count())
 		})
 	}
 }

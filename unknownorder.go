@@ -1,12 +1,6 @@
 package upicollect
 
-import (
-	"strconv"
-	"time"
-
-	"github.com/upicollect/upicollect-go/internal/vocab"
-	"github.com/upicollect/upicollect-go/internal/wire"
-)
+import "time"
 
 // WithUnknownOrderTimeout ends a wait for an order that the service still
 // does not know after d (every status seen so far was NotFound): a typo, or
@@ -48,20 +42,4 @@ func (u *unknownOrderWatch) clip(delay time.Duration, now time.Time) time.Durati
 		return delay
 	}
 	return min(delay, left)
-}
-
-// unknownOrderError is the error of a wait that gave up on an unknown
-// order: ErrNotFound, with the last status check's answer.
-func unknownOrderError(st *PaymentStatus, timeout time.Duration) *APIError {
-	e := &APIError{Op: vocab.OpCheckPaymentStatus, OrderID: st.OrderID, Message: st.Message,
-		Response: st.Response, kinds: kindNotFound,
-		detail: "order " + strconv.Quote(st.OrderID) + " still unknown to the service after " +
-			timeout.String() + " (WithUnknownOrderTimeout)"}
-	if st.Response != nil {
-		e.HTTPStatus = st.Response.HTTPStatus
-		if env, err := wire.DecodeEnvelope(st.Response.Body); err == nil {
-			e.StatusCode = env.StatusCode
-		}
-	}
-	return e
 }

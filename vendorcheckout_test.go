@@ -182,7 +182,7 @@ func TestVendorBodiesFinishACheckout(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.NotEmpty(t, or.OrderID)
+			assert.Regexp(t, newOrderIDPattern, or.OrderID, "the client set it (NewOrderID)")
 			assert.Equal(t, sb.URL()+"/sandbox/pay/"+or.OrderID, or.PaymentURL)
 			assert.Equal(t, created.Msg, or.Message)
 		})
