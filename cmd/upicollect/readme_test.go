@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -99,4 +100,59 @@ func shellWords(t *testing.T, s string) []string {
 func TestShellWords(t *testing.T) {
 	assert.Equal(t, []string{"a", "b c", "d'e", "", "f"}, shellWords(t, `a "b c" "d'e" '' f`))
 	assert.Empty(t, shellWords(t, "  "))
+}
+
+// TestREADMEGoCommands resolves the CLI's package as every `go run` and
+// `go install` line of the README that names it does, from the
+// repository's root: the path must work as printed, across module
+// boundaries too (go list fails where go run would).
+func TestREADMEGoCommands(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	found := 0
+	for _, m := range reShellBlock.FindAllStringSubmatch(string(b), -1) {
+		for _, line := range strings.Split(strings.ReplaceAll(m[1], "\\\n", " "), "\n") {
+			line, _, _ = strings.Cut(line, " #")
+			line, _, _ = strings.Cut(line, "&&")
+			if !strings.Contains(line, "cmd/upicollect") {
+				continue
+			}
+			words := shellWords(t, strings.TrimSpace(line))
+			for len(words) > 0 && strings.Contains(words[0], "=") { // VAR=value before the command
+				words = words[1:]
+			}
+			list, ok := goListFor(words)
+			require.True(t, ok, "README line %q: not a go run or go install of the CLI", line)
+			found++
+			cmd := exec.Command("go", list...)
+			cmd.Dir = filepath.Join("..", "..")
+			out, err := cmd.CombinedOutput()
+			if assert.NoError(t, err, "README line %q, as go %s:\n%s", line, strings.Join(list, " "), out) {
+				assert.Equal(t, "main\n", string(out), "README line %q names a command", line)
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, found, 2, "the README runs and installs the CLI")
+}
+
+// goListFor turns the words of `go [-C DIR] run|install [flags] PKG [args]`
+// into the `go list` that resolves the same package.
+func goListFor(words []string) ([]string, bool) {
+	if len(words) < 3 || words[0] != "go" {
+		return nil, false
+	}
+	var list []string
+	rest := words[1:]
+	if rest[0] == "-C" && len(rest) > 2 {
+		list, rest = []string{"-C", rest[1]}, rest[2:]
+	}
+	if rest[0] != "run" && rest[0] != "install" {
+		return nil, false
+	}
+	for _, w := range rest[1:] {
+		if !strings.HasPrefix(w, "-") {
+			return append(list, "list", "-f", "{{.Name}}", w), true
+		}
+	}
+	return nil, false
 }
