@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"path"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -215,29 +214,11 @@ func TestPaymentLinkDeclined(t *testing.T) {
 	})
 }
 
-// fakeClock is the sandbox's clock in these tests, moved by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // TestExpiredIntentPage opens an intent's page after its expiry, on the
 // sandbox's clock: it says the payment expired and when, with no QR code
 // to scan and no button to pay.
 func TestExpiredIntentPage(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)}
+	clock := sandbox.NewManualClock(time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC))
 	s := sandbox.Start(t, sandbox.WithClock(clock.Now), sandbox.WithIntentTTL(10*time.Minute))
 	forEachScreen(t, func(t *testing.T, tb *tab) {
 		orderID := upicollect.NewOrderID()
@@ -279,7 +260,7 @@ func TestUnknownOrderPage(t *testing.T) {
 // state, on the order list: every cell stays in its card, the status
 // column included.
 func TestOrderList(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)}
+	clock := sandbox.NewManualClock(time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC))
 	s := sandbox.Start(t, sandbox.WithClock(clock.Now), sandbox.WithIntentTTL(10*time.Minute))
 	ids := []string{"utz_65f1c2ab3d4e5", "ord_" + strings.Repeat("7f3a9c", 4) + "e1", upicollect.NewOrderID()}
 	for i, id := range ids {
