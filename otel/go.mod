@@ -23,4 +23,5 @@ require (
 	golang.org/x/sync v0.11.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
 	golang.org/x/time v0.10.0 // indirect
+	rsc.io/qr v0.2.0 // indirect
 )

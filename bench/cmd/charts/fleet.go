@@ -49,8 +49,8 @@ func fleetChart(f *results.Fleet) string {
 func fleetTable(f *results.Fleet) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	p("\n### A fleet sharing one quota (%d processes × %d callers, quota and limit %.0f/s, burst %d, %s per run)\n\n",
-		f.Processes, f.Callers, f.Limit, f.Burst, f.Duration)
+	p("\n### A fleet sharing one quota (%d processes × %d callers, quota and limit %.0f/s, limiter burst %d, quota burst %d, %s per run)\n\n",
+		f.Processes, f.Callers, f.Limit, f.Burst, f.QuotaBurst, f.Duration)
 	p("| limiter | calls/s per process | accepted/s (vs limit) | 429s / requests | calls ok | calls failed |\n")
 	p("|---|---|---:|---:|---:|---:|\n")
 	for _, name := range fleetLimiters {

@@ -16,12 +16,13 @@ type Fleet struct {
 	Processes int     `json:"processes"`
 	Callers   int     `json:"callers_per_process"`
 	// Limit is the sandbox's quota and the fleet's limit, requests a
-	// second; Burst is both bursts.
-	Limit    float64       `json:"limit_per_second"`
-	Burst    int           `json:"burst"`
-	Duration string        `json:"duration"` // of each run
-	Cost     []LimiterCost `json:"limiter_cost"`
-	Runs     []FleetRun    `json:"runs"`
+	// second; Burst is the limiters' burst, QuotaBurst the quota's.
+	Limit      float64       `json:"limit_per_second"`
+	Burst      int           `json:"burst"`
+	QuotaBurst int           `json:"quota_burst"`
+	Duration   string        `json:"duration"` // of each run
+	Cost       []LimiterCost `json:"limiter_cost"`
+	Runs       []FleetRun    `json:"runs"`
 }
 
 // LimiterCost is a status check's cost with one limiter, at a rate that
