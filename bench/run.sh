@@ -21,7 +21,7 @@ esac
 
 if [ "$mode" = ci ]; then
   out=results/ci charts=results/ci/charts
-  count=3 benchtime=2000x duration=1s poll=4s fleet=3s
+  count=3 benchtime=2000x duration=1s poll=4s fleet=5s
 else
   out=results/snapshot charts=charts
   count=7 benchtime=1s duration=2s poll=4s fleet=10s
@@ -61,7 +61,7 @@ go run ./cmd/load -duration="$duration" -poll="$poll" -out="$out/concurrency.jso
 
 step "fleet: 4 processes x 64 callers sharing a quota, through redisrate and through WithRateLimit"
 # Starts a redis-server of its own (installed by .ci/run).
-go run ./cmd/fleet -duration="$fleet" -out="$out/fleet.json"
+go run ./cmd/fleet -duration="$fleet" -cost-rounds="$count" -out="$out/fleet.json"
 
 step "charts"
 go run ./cmd/charts -bench="$out/bench.txt" -load="$out/concurrency.json" -fleet="$out/fleet.json" -out="$charts" -tables="$out/tables.md"

@@ -27,6 +27,7 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -51,9 +52,10 @@ func main() {
 		processes = flag.Int("processes", 4, "processes in the fleet")
 		callers   = flag.Int("callers", 64, "concurrent callers per process")
 		rate      = flag.Float64("rate", 200, "the quota and the fleet's limit, requests per second")
-		burst     = flag.Int("burst", 10, "the limiters' burst")
+		burst     = flag.Int("burst", 20, "the limiters' burst")
 		slack     = flag.Int("quota-burst-factor", 4, "the quota's burst as a multiple of the limiters' (the rate is the same)")
 		duration  = flag.Duration("duration", 5*time.Second, "length of each fleet run")
+		rounds    = flag.Int("cost-rounds", 5, "interleaved rounds of the limiter-cost measurement (medians are kept)")
 		out       = flag.String("out", "results/fleet.json", "output file")
 	)
 	flag.Parse()
@@ -61,7 +63,7 @@ func main() {
 	if cfg := os.Getenv(childEnv); cfg != "" {
 		os.Exit(member(cfg))
 	}
-	res, err := run(*processes, *callers, *rate, *burst, *slack**burst, *duration)
+	res, err := run(*processes, *callers, *rate, *burst, *slack**burst, *duration, *rounds)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func main() {
 
 // run is the fleet program's parent: Redis, the sandbox, the cost
 // measurement and both fleet runs.
-func run(processes, callers int, rate float64, burst, quotaBurst int, duration time.Duration) (*results.Fleet, error) {
+func run(processes, callers int, rate float64, burst, quotaBurst int, duration time.Duration, rounds int) (*results.Fleet, error) {
 	redisSrv, err := redistest.New()
 	if err != nil {
 		return nil, err
@@ -85,12 +87,12 @@ func run(processes, callers int, rate float64, burst, quotaBurst int, duration t
 		Machine: results.ThisMachine(), Processes: processes, Callers: callers, Limit: rate, Burst: burst, QuotaBurst: quotaBurst,
 		Duration: duration.String(),
 	}
-	if res.Cost, err = limiterCost(rdb); err != nil {
+	if res.Cost, err = limiterCost(rdb, rounds); err != nil {
 		return nil, err
 	}
 	for _, c := range res.Cost {
-		log.Printf("limiter cost %-14s %8.0f ns/call  %5.1f allocs/call  (+%.0f ns, +%.1f allocs over none)",
-			c.Limiter, c.NsPerCall, c.AllocsPerCall, c.NsPerCall-res.Cost[0].NsPerCall, c.AllocsPerCall-res.Cost[0].AllocsPerCall)
+		log.Printf("limiter cost %-14s %8.0f ns/call  %5.1f allocs/call  (%+.0f ns, %+.1f allocs against none; medians of %d rounds)",
+			c.Limiter, c.NsPerCall, c.AllocsPerCall, c.NsPerCall-res.Cost[0].NsPerCall, c.AllocsPerCall-res.Cost[0].AllocsPerCall, rounds)
 	}
 
 	// The quota has the fleet's rate and a larger burst: a loaded machine's
@@ -136,44 +138,62 @@ func run(processes, callers int, rate float64, burst, quotaBurst int, duration t
 
 // limiterCost measures a status check against a sandbox without quota
 // with no limiter, WithRateLimit and redisrate, both at a rate that never
-// makes a caller wait (testing.Benchmark, about a second each): the
-// differences are what the limiters cost.
-func limiterCost(rdb *redis.Client) ([]results.LimiterCost, error) {
+// makes a caller wait: the differences are what the limiters cost. Each
+// round measures each in turn (testing.Benchmark, about a second each), so
+// the rounds interleave them; the medians are kept, as load on a shared
+// machine comes and goes.
+func limiterCost(rdb *redis.Client, rounds int) ([]results.LimiterCost, error) {
 	sb := sandbox.New()
 	defer sb.Close()
 	key := "cost-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	var out []results.LimiterCost
-	for _, lc := range []struct {
+	limiters := []struct {
 		name string
-		opt  upicollect.Option
+		opts []upicollect.Option
 	}{
 		{"none", nil},
-		{"WithRateLimit", upicollect.WithRateLimit(1e6, 1e6)},
-		{"redisrate", upicollect.WithRateLimiter(redisrate.New(rdb, key, 1e6, 1e6))},
-	} {
-		var opts []upicollect.Option
-		if lc.opt != nil {
-			opts = append(opts, lc.opt)
-		}
-		c := sb.Client(opts...)
-		ctx := context.Background()
-		if _, err := c.CheckPaymentStatus(ctx, "ord-cost"); err != nil { // connect outside the timing
-			return nil, fmt.Errorf("limiter cost %s: %w", lc.name, err)
-		}
-		var callErr error
-		r := testing.Benchmark(func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; i < b.N && callErr == nil; i++ {
-				_, callErr = c.CheckPaymentStatus(ctx, "ord-cost")
+		{"WithRateLimit", []upicollect.Option{upicollect.WithRateLimit(1e6, 1e6)}},
+		{"redisrate", []upicollect.Option{upicollect.WithRateLimiter(redisrate.New(rdb, key, 1e6, 1e6))}},
+	}
+	ns := make([][]float64, len(limiters))
+	allocs := make([][]float64, len(limiters))
+	ctx := context.Background()
+	for round := 0; round < max(rounds, 1); round++ {
+		for i, l := range limiters {
+			c := sb.Client(l.opts...)
+			if _, err := c.CheckPaymentStatus(ctx, "ord-cost"); err != nil { // connect outside the timing
+				return nil, fmt.Errorf("limiter cost %s: %w", l.name, err)
 			}
-		})
-		if callErr != nil {
-			return nil, fmt.Errorf("limiter cost %s: %w", lc.name, callErr)
+			var callErr error
+			r := testing.Benchmark(func(b *testing.B) {
+				b.ReportAllocs()
+				for n := 0; n < b.N && callErr == nil; n++ {
+					_, callErr = c.CheckPaymentStatus(ctx, "ord-cost")
+				}
+			})
+			c.CloseIdleConnections()
+			if callErr != nil {
+				return nil, fmt.Errorf("limiter cost %s: %w", l.name, callErr)
+			}
+			ns[i] = append(ns[i], float64(r.NsPerOp()))
+			allocs[i] = append(allocs[i], float64(r.AllocsPerOp()))
 		}
-		c.CloseIdleConnections()
-		out = append(out, results.LimiterCost{Limiter: lc.name, NsPerCall: float64(r.NsPerOp()), AllocsPerCall: float64(r.AllocsPerOp())})
+	}
+	out := make([]results.LimiterCost, len(limiters))
+	for i, l := range limiters {
+		out[i] = results.LimiterCost{Limiter: l.name, NsPerCall: median(ns[i]), AllocsPerCall: median(allocs[i])}
 	}
 	return out, nil
+}
+
+// median is the middle of xs (the mean of the two middle ones for an even
+// count); it sorts xs.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // memberConfig is what a fleet member is told.
