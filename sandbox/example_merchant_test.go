@@ -48,10 +48,12 @@ type Shop struct {
 	credited map[string]bool
 }
 
+// NewShop returns a shop that takes payments through p.
 func NewShop(p Payments, baseURL string) *Shop {
 	return &Shop{Payments: p, BaseURL: baseURL, amounts: map[string]upicollect.Money{}, credited: map[string]bool{}}
 }
 
+// Handler serves the shop's two pages.
 func (s *Shop) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /checkout", s.checkout)
