@@ -84,3 +84,11 @@ func addCreateFlags(cmd *cobra.Command, cf *createFlags) {
 	f.StringVar(&cf.customer.Email, "email", "", "customer's e-mail address")
 	f.StringVar(&cf.customer.Mobile, "mobile", "", "customer's 10-digit mobile number")
 }
+
+// addOrderIDFlag adds --order-id to a create. Its default follows the SDK:
+// without it the SDK makes one (NewOrderID) before the first attempt, so a
+// retry is safe and the order can be checked whatever happens; the command
+// prints it.
+func addOrderIDFlag(cmd *cobra.Command, id *string) {
+	cmd.Flags().StringVar(id, "order-id", "", "your unique order `ID` (default: a new one from the SDK, printed)")
+}

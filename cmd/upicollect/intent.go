@@ -45,8 +45,13 @@ checked with 'upicollect status' or 'upicollect wait'.`,
 			return runCall(a, &conn, func(c *upicollect.Client) (*upicollect.Intent, error) {
 				return c.CreatePaymentIntent(a.ctx, p)
 			}, func(in *upicollect.Intent) error {
-				// No link reaches a payer before it passes the SDK's checks.
-				if err := in.Verify(p); err != nil {
+				// No link reaches a payer before it passes the SDK's checks,
+				// the order id the SDK made included.
+				checked := *p
+				if checked.OrderID == "" {
+					checked.OrderID = in.OrderID
+				}
+				if err := in.Verify(&checked); err != nil {
 					return &exitError{code: exitUnknown, kind: kindOutcome, err: fmt.Errorf(
 						"order %s: the service's links fail the checks, so none is shown; check the order's status before creating it again: %w",
 						in.OrderID, err)}
@@ -56,7 +61,7 @@ checked with 'upicollect status' or 'upicollect wait'.`,
 		}),
 	}
 	addCreateFlags(cmd, &create)
-	cmd.Flags().StringVar(&orderID, "order-id", "", "your unique order `ID` (default: the service makes one)")
+	addOrderIDFlag(cmd, &orderID)
 	cmd.Flags().StringVar(&redirectURL, "redirect-url", "", "`URL` the customer returns to after paying")
 	cmd.Flags().BoolVar(&showQR, "qr", false, "print the intent link as a QR code a phone can scan")
 	a.addConnFlags(cmd, &conn, true)

@@ -39,7 +39,7 @@ whatever happens; it is printed.`,
 		}),
 	}
 	addCreateFlags(cmd, &create)
-	cmd.Flags().StringVar(&orderID, "order-id", "", "your unique order `ID` (default: a new one from the SDK, printed)")
+	addOrderIDFlag(cmd, &orderID)
 	cmd.Flags().StringVar(&redirectURL, "redirect-url", "", "`URL` the payer returns to after the checkout")
 	a.addConnFlags(cmd, &conn, true)
 	return cmd

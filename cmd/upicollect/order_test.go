@@ -86,3 +86,24 @@ func TestOrder(t *testing.T) {
 	assert.Contains(t, r.stderr, "--amount: ")
 	assert.Contains(t, r.stderr, "--redirect-url: ")
 }
+
+// TestCreatesNameTheirOrder: without --order-id, intent and request print
+// the order id the SDK made, and the service knows the order by it.
+func TestCreatesNameTheirOrder(t *testing.T) {
+	s := sandbox.Start(t)
+	env := sandboxEnv(s)
+	intent := append([]string{"intent", "--amount", "499", "--redirect-url", "https://shop.example/thanks", "--json"}, customer...)
+	request := append([]string{"request", "--amount", "250", "--vpa", "ravi@okaxis", "--json"}, customer...)
+	for _, args := range [][]string{intent, request} {
+		r := cli(t, env, "", args...)
+		require.Equal(t, exitOK, r.code, r.output())
+		var got struct {
+			OrderID string `json:"order_id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+		require.NotEmpty(t, got.OrderID, "%s prints the order to check", args[0])
+		pay(t, s, got.OrderID, "SUCCESS", "555566667777")
+		st := cli(t, env, "", "status", got.OrderID, "--json")
+		assert.Contains(t, st.stdout, `"txn_status":"SUCCESS"`, "%s: the order is known by the printed id", args[0])
+	}
+}

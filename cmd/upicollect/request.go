@@ -31,7 +31,7 @@ it in their UPI app, or pays on the hosted page at payment_url.`,
 		}),
 	}
 	addCreateFlags(cmd, &create)
-	cmd.Flags().StringVar(&orderID, "order-id", "", "your unique order `ID` (default: the service makes one)")
+	addOrderIDFlag(cmd, &orderID)
 	cmd.Flags().StringVar(&vpa, "vpa", "", "customer's UPI ID, like name@bank")
 	a.addConnFlags(cmd, &conn, true)
 	return cmd
