@@ -29,6 +29,7 @@ type decodeCase struct {
 	body    []byte // used when file is ""
 	status  int
 	orderID string // sent by the creates that accept one; the status check's order
+	amount  int64  // rupees asked for; 0: validInput's
 	// On success: check inspects the result. On failure: is lists every
 	// sentinel the error must match (all others must not), api the
 	// *APIError's fields.
@@ -100,7 +101,7 @@ func decodeCases() []decodeCase {
 				assert.True(t, time.Date(2025, 1, 15, 7, 0, 0, 0, time.UTC).Equal(in.ExpiresAt), in.ExpiresAt)
 				assert.Equal(t, "Payment intent created successfully", in.Message)
 			})},
-		{name: "intent_success_live_apps", op: opIntent, file: "intent_success_live_apps.json", status: 200,
+		{name: "intent_success_live_apps", op: opIntent, file: "intent_success_live_apps.json", status: 200, amount: 100, orderID: "PCS1736930000123",
 			check: intentCheck(func(t *testing.T, in *upicollect.Intent) {
 				assert.Equal(t, "PCS1736930000123", in.OrderID, "the service-generated id")
 				assert.Equal(t, int64(10000), in.Amount.Paise(), "the amount the service echoes")
@@ -110,13 +111,13 @@ func decodeCases() []decodeCase {
 				assert.True(t, strings.HasPrefix(in.DynamicQR, "data:image/png;base64,iVBORw0KGgo"), in.DynamicQR)
 				assert.True(t, time.Date(2025, 1, 15, 16, 5, 0, 0, ist).Equal(in.ExpiresAt), in.ExpiresAt)
 			})},
-		{name: "intent_amount_decimal_string", op: opIntent, file: "intent_amount_decimal_string.json", status: 200,
+		{name: "intent_amount_decimal_string", op: opIntent, file: "intent_amount_decimal_string.json", status: 200, orderID: "ORD-1002",
 			check: intentCheck(func(t *testing.T, in *upicollect.Intent) {
 				assert.Equal(t, "ORD-1002", in.OrderID)
 				assert.Equal(t, int64(49900), in.Amount.Paise())
 				assert.Nil(t, in.AppLinks)
 				assert.True(t, in.ExpiresAt.IsZero(), "an unparseable expiry is the zero time")
-				assert.Equal(t, "upi://pay?pa=acme@okaxis&am=499.00", in.DynamicQR, "a QR payload is kept opaque")
+				assert.Equal(t, "upi://pay?pa=acme@okaxis&am=499.00&tr=ORD-1002", in.DynamicQR, "a QR payload is kept as sent")
 			})},
 		{name: "intent_amount_null", op: opIntent, file: "intent_amount_null.json", status: 200, orderID: "ORD-1003",
 			check: intentCheck(func(t *testing.T, in *upicollect.Intent) {
@@ -125,6 +126,25 @@ func decodeCases() []decodeCase {
 			})},
 		{name: "intent_amount_bad", op: opIntent, file: "intent_amount_bad.json", status: 200, orderID: "ORD-1004",
 			is: []error{errUnexpected, errUnknown}, api: &apiWant{200, 200, "Intent generated", "ORD-1004"}},
+		// Links that pay another amount, order or payee, or that are not
+		// UPI links, never reach the caller: the create's outcome is unknown.
+		{name: "intent_links_other_amount", op: opIntent, status: 200, orderID: "ORD-1001",
+			body: []byte(`{"status":true,"statusCode":200,"msg":"ok","data":{"intent":"upi://pay?pa=acme@okaxis&am=4999.00&tr=ORD-1001","amount":"499","orderId":"ORD-1001"}}`),
+			is:   []error{errUnexpected, errUnknown}, api: &apiWant{200, 200, "ok", "ORD-1001"}},
+		{name: "intent_links_other_payee", op: opIntent, status: 200, orderID: "ORD-1001",
+			body: []byte(`{"status":true,"statusCode":200,"msg":"ok","data":{"intent":"upi://pay?pa=acme@okaxis&am=499&tr=ORD-1001",` +
+				`"phonepe":"phonepe://pay?pa=thief@ybl&am=499&tr=ORD-1001","amount":"499","orderId":"ORD-1001"}}`),
+			is: []error{errUnexpected, errUnknown}, api: &apiWant{200, 200, "ok", "ORD-1001"}},
+		{name: "intent_links_web_app_link", op: opIntent, status: 200, orderID: "ORD-1001",
+			body: []byte(`{"status":true,"statusCode":200,"msg":"ok","data":{"intent":"upi://pay?pa=acme@okaxis&am=499&tr=ORD-1001",` +
+				`"phonepe":"https://evil.example/pay?pa=acme@okaxis&am=499&tr=ORD-1001","amount":"499","orderId":"ORD-1001"}}`),
+			is: []error{errUnexpected, errUnknown}, api: &apiWant{200, 200, "ok", "ORD-1001"}},
+		{name: "intent_other_order", op: opIntent, status: 200, orderID: "ORD-1001",
+			body: []byte(`{"status":true,"statusCode":200,"msg":"ok","data":{"intent":"upi://pay?pa=acme@okaxis&am=499&tr=ORD-1001","amount":"499","orderId":"ORD-9"}}`),
+			is:   []error{errUnexpected, errUnknown}, api: &apiWant{200, 200, "ok", "ORD-1001"}},
+		{name: "intent_other_amount", op: opIntent, status: 200,
+			body: []byte(`{"status":true,"statusCode":200,"msg":"ok","data":{"intent":"upi://pay?pa=acme@okaxis&am=1","amount":"1"}}`),
+			is:   []error{errUnexpected, errUnknown}, api: &apiWant{200, 200, "ok", ""}},
 		{name: "intent_no_data", op: opIntent, file: "success_no_data.json", status: 200,
 			is: []error{errUnexpected, errUnknown}, api: &apiWant{200, 200, "Created", ""}},
 		{name: "intent_duplicate_409", op: opIntent, file: "duplicate_409.json", status: 409, orderID: "ORD-1001",
@@ -311,7 +331,12 @@ func TestDecodeResponses(t *testing.T) {
 				_, _ = w.Write(body)
 			})
 			c, _ := newClient(t, srv.BaseURL(), noRetry())
-			res, resp, err := callOp(context.Background(), c, tc.op, tc.orderID)
+			in := validInput()
+			in.OrderID = tc.orderID
+			if tc.amount != 0 {
+				in.Amount = upicollect.Rupees(tc.amount)
+			}
+			res, resp, err := in.call(context.Background(), c, tc.op)
 			require.Equal(t, 1, srv.Count())
 			// Without an order id, an intent or request carries one the
 			// client made with NewOrderID: the golden files name it

@@ -207,12 +207,22 @@ func dataError(op, orderID string, s safety, env *wire.Envelope, resp *Response,
 	if s != readOnly {
 		k |= kindOutcomeUnknown
 	}
+	detail := f.Text(err.Error())
+	if _, links := err.(unsafeLinksError); !links {
+		detail += ": " + bodySnippet(f, resp.Body)
+	}
 	return &APIError{
 		Op: op, HTTPStatus: resp.HTTPStatus, StatusCode: env.StatusCode, Message: message(f, env.Msg),
-		OrderID: orderID, Response: resp, kinds: k,
-		detail: f.Text(err.Error()) + ": " + bodySnippet(f, resp.Body),
+		OrderID: orderID, Response: resp, kinds: k, detail: detail,
 	}
 }
+
+// unsafeLinksError is an intent answer whose links fail Verify's checks.
+// Its text names each mismatch; dataError quotes no snippet of the body
+// beside it, which would show the very links refused.
+type unsafeLinksError struct{ text string }
+
+func (e unsafeLinksError) Error() string { return e.text }
 
 // endedError is the error of a call that ended because its context did
 // (during an attempt, a backoff or a rate-limit wait): the last attempt's

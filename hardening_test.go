@@ -296,7 +296,7 @@ func TestHardeningWrongContentTypeStillRead(t *testing.T) {
 	verifyNoLeaks(t)
 	bodies := map[fmOp]string{
 		fmIntent: `{"status":true,"statusCode":200,"msg":"Payment intent created successfully","data":{` +
-			`"intent":"upi://pay?pa=m@upi&am=499.00","phonepe":"phonepe://pay?pa=m@upi","dynamicQR":"https://x.example/qr.png",` +
+			`"intent":"upi://pay?pa=m@upi&am=499.00&tr=ORD-H-1","phonepe":"phonepe://pay?pa=m@upi&am=499.00&tr=ORD-H-1","dynamicQR":"https://x.example/qr.png",` +
 			`"expiry":"2025-01-15 15:35:00","amount":"499","orderId":"ORD-H-1"}}`,
 		fmRequest: `{"status":true,"statusCode":200,"msg":"Payment request created successfully","data":{` +
 			`"orderId":"ORD-H-1","payment_url":"https://x.example/pay/ORD-H-1"}}`,
@@ -320,8 +320,8 @@ func TestHardeningWrongContentTypeStillRead(t *testing.T) {
 				switch r := res.(type) {
 				case *upicollect.Intent:
 					assert.Equal(t, "ORD-H-1", r.OrderID)
-					assert.Equal(t, "upi://pay?pa=m@upi&am=499.00", r.Link)
-					assert.Equal(t, map[string]string{"phonepe": "phonepe://pay?pa=m@upi"}, r.AppLinks)
+					assert.Equal(t, "upi://pay?pa=m@upi&am=499.00&tr=ORD-H-1", r.Link)
+					assert.Equal(t, map[string]string{"phonepe": "phonepe://pay?pa=m@upi&am=499.00&tr=ORD-H-1"}, r.AppLinks)
 				case *upicollect.PaymentRequest:
 					assert.Equal(t, "https://x.example/pay/ORD-H-1", r.PaymentURL)
 				case *upicollect.PaymentLink:

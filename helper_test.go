@@ -245,11 +245,44 @@ func successBody(t testing.TB, op string) []byte {
 }
 
 // bySuccess answers every request with the success shape of the operation
-// named in its path.
+// named in its path; an intent's answer carries the amount and order id
+// the request asked for, as the service's does (CreatePaymentIntent
+// refuses links for another payment).
 func bySuccess(t testing.TB) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request, _ int) {
-		respond(w, http.StatusOK, successBody(t, r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]))
+	return func(w http.ResponseWriter, r *http.Request, n int) {
+		op := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+		body := successBody(t, op)
+		if ts, ok := r.Context().Value(serverKey{}).(*testServer); ok && op == opIntent {
+			body = echoIntent(body, ts.form(n))
+		}
+		respond(w, http.StatusOK, body)
 	}
+}
+
+// echoIntent rewrites the golden intent answer (₹499, ORD-1001) for the
+// amount and order id of form.
+func echoIntent(body []byte, form url.Values) []byte {
+	s := string(body)
+	if a := form.Get("amount"); a != "" {
+		s = strings.ReplaceAll(s, "am=499.00", "am="+a+".00")
+		s = strings.ReplaceAll(s, `"amount": "499"`, `"amount": "`+a+`"`)
+	}
+	if id := form.Get("order_id"); id != "" {
+		s = strings.ReplaceAll(s, "tr=ORD-1001", "tr="+url.QueryEscape(id))
+		j, _ := json.Marshal(id)
+		s = strings.ReplaceAll(s, `"orderId": "ORD-1001"`, `"orderId": `+string(j))
+	}
+	return []byte(s)
+}
+
+// form is the body of the n-th request, parsed.
+func (ts *testServer) form(n int) url.Values {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if n < 1 || n > len(ts.reqs) {
+		return nil
+	}
+	return ts.reqs[n-1].Form
 }
 
 // syncBuffer is a log sink safe for the concurrent writes of a logger.

@@ -3,8 +3,12 @@ package upicollect
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
+	"github.com/upicollect/upicollect-go/internal/upi"
 	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
@@ -46,11 +50,12 @@ type Intent struct {
 // name the order to check. Retries: on connection errors, timeouts, 429,
 // 500, 502, 503 and 504, and a 409 on any attempt after the first is
 // reported as ErrOutcomeUnknown, never ErrDuplicateOrderID. An answer that
-// is not the service's envelope, or one whose links are not upi: or an
-// app's own scheme, is ErrUnexpectedResponse and ErrOutcomeUnknown. The
-// context bounds the whole call; cancelling it after the request went out
-// gives no guarantee either way (ErrOutcomeUnknown): check the order's
-// status before creating it again.
+// is not the service's envelope, one for another amount or order, and one
+// whose links fail any check of Intent.Verify is ErrUnexpectedResponse and
+// ErrOutcomeUnknown: no link this returns pays another amount, order or
+// payee. The context bounds the whole call; cancelling it after the request
+// went out gives no guarantee either way (ErrOutcomeUnknown): check the
+// order's status before creating it again.
 func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Intent, error) {
 	c.mustInit()
 	const op = vocab.OpCreatePaymentIntent
@@ -108,5 +113,88 @@ func readIntent(p *IntentParams, orderID string, env *wire.Envelope, resp *Respo
 		}
 		in.Amount = Money(paise)
 	}
+	switch {
+	case in.Amount != p.Amount:
+		return nil, fmt.Errorf("the answer's amount is %s, not the %s asked", in.Amount, p.Amount)
+	case in.OrderID != orderID:
+		return nil, fmt.Errorf("the answer names order %s, not %s", upi.Quote(in.OrderID), upi.Quote(orderID))
+	}
+	// The checks Verify runs, with the order id sent: a link that pays
+	// another amount, order or payee must never reach a payer.
+	sent := *p
+	sent.OrderID = orderID
+	if err := in.Verify(&sent); err != nil {
+		if ve, ok := err.(*VerifyError); ok {
+			return nil, unsafeLinksError{ve.mismatches()}
+		}
+		return nil, err
+	}
 	return in, nil
+}
+
+// VerifyError lists every way an intent's links disagree with the
+// parameters it was created with.
+type VerifyError struct {
+	Mismatches []LinkMismatch
+}
+
+// LinkMismatch is one link parameter that is unsafe or not what the
+// merchant asked for. Link is "intent" for the generic link, the app's key
+// in AppLinks, or "dynamicQR"; Param is the link parameter ("am", "mam",
+// "cu", "tr", "pa", a repeated name) or "link" when the link could not be
+// read at all or has a scheme it must not have.
+type LinkMismatch struct {
+	Link, Param, Want, Got string
+}
+
+// Error lists the mismatches.
+func (e *VerifyError) Error() string { return "upicollect: " + e.mismatches() }
+
+// mismatches is Error without the package's prefix, for an error that
+// carries it inside its own.
+func (e *VerifyError) mismatches() string {
+	var b strings.Builder
+	b.WriteString("intent links do not match the request: ")
+	for i, m := range e.Mismatches {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(m.Link + " " + m.Param + ": want " + quoteOrNone(m.Want) + ", got " + quoteOrNone(m.Got))
+	}
+	return b.String()
+}
+
+func quoteOrNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return upi.Quote(s)
+}
+
+// Verify checks, before a link or QR code is shown to a payer, that the
+// intent's links are safe and are the payment p asked for: the generic link,
+// every per-app link and a dynamic QR that is a upi: link each carry p's
+// amount (am; no mam above it; cu INR when set) and, when p.OrderID is set,
+// that order id as the transaction reference (tr); all name one payee (pa);
+// no parameter name repeats, also as a case or percent variant; the generic
+// link and the QR use upi:, an app link upi: or the app's own scheme (never
+// a web, script or intent: link). A link that pays another amount, order
+// or payee must never reach a payer, whatever a proxy, a bug or an attacker
+// did to the answer. CreatePaymentIntent runs these checks on its own
+// answer; Verify is for links obtained elsewhere. It returns a *VerifyError
+// naming each mismatch, and an error for a nil intent or nil params. It does
+// no I/O.
+func (i *Intent) Verify(p *IntentParams) error {
+	if i == nil || p == nil {
+		return errors.New("upicollect: Verify: nil intent or params")
+	}
+	ms := upi.CheckIntent(i.Link, i.AppLinks, i.DynamicQR, upi.Want{Paise: p.Amount.Paise(), OrderID: p.OrderID})
+	if len(ms) == 0 {
+		return nil
+	}
+	e := &VerifyError{Mismatches: make([]LinkMismatch, len(ms))}
+	for k, m := range ms {
+		e.Mismatches[k] = LinkMismatch(m)
+	}
+	return e
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/upicollect/upicollect-go/internal/upi"
 	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
@@ -74,7 +75,7 @@ func readLink(env *wire.Envelope, resp *Response) (*PaymentLink, error) {
 	if d.PaymentLink == "" {
 		return nil, errNoPaymentLink
 	}
-	if err := wire.CheckWebURL("payment_link", d.PaymentLink); err != nil {
+	if err := upi.CheckWebURL("payment_link", d.PaymentLink); err != nil {
 		return nil, err
 	}
 	return &PaymentLink{URL: d.PaymentLink, OrderID: d.OrderID, Message: env.Msg, Response: resp}, nil

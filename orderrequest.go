@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/upicollect/upicollect-go/internal/upi"
 	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
@@ -97,7 +98,7 @@ func readOrderRequest(orderID string, env *wire.Envelope, resp *Response) (*Orde
 	if d.PaymentURL == "" {
 		return nil, errNoPaymentURL
 	}
-	if err := wire.CheckWebURL("payment_url", d.PaymentURL); err != nil {
+	if err := upi.CheckWebURL("payment_url", d.PaymentURL); err != nil {
 		return nil, err
 	}
 	return &OrderRequest{

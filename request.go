@@ -5,6 +5,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/upicollect/upicollect-go/internal/upi"
 	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
@@ -83,7 +84,7 @@ func readPaymentRequest(orderID string, env *wire.Envelope, resp *Response) (*Pa
 		return nil, err
 	}
 	if d.PaymentURL != "" {
-		if err := wire.CheckWebURL("payment_url", d.PaymentURL); err != nil {
+		if err := upi.CheckWebURL("payment_url", d.PaymentURL); err != nil {
 			return nil, err
 		}
 	}

@@ -348,7 +348,7 @@ func TestEchoedCredentialsInSuccess(t *testing.T) {
 	echo := "you sent " + auth + " (" + escaped + ", " + secret + ")"
 	bodies := map[string]string{
 		opIntent: `{"status":true,"statusCode":200,"msg":"` + echo + `","data":{"orderId":"ORD-1","amount":"499",` +
-			`"intent":"upi://pay?pa=a@b&tn=` + escaped + `","phonepe":"phonepe://pay?k=` + pair + `","debug":"` + echo + `"}}`,
+			`"intent":"upi://pay?pa=a@b&am=499.00&tr=ORD-1&tn=` + escaped + `","phonepe":"phonepe://pay?pa=a@b&am=499.00&tr=ORD-1&k=` + pair + `","debug":"` + echo + `"}}`,
 		opRequest: `{"status":true,"statusCode":200,"msg":"` + echo + `","data":{"orderId":"ORD-1",` +
 			`"payment_url":"https://pay.example.com/r?k=` + escaped + `"}}`,
 		opLink: `{"status":true,"statusCode":200,"msg":"` + echo + `","data":{"payment_link":"https://pay.example.com/l?k=` + pair + `"}}`,

@@ -41,14 +41,21 @@ type Link struct {
 	URL          string           // url
 	// Extra holds every other parameter, kept under its name as written.
 	Extra url.Values
+
+	// names are the problems with the parameter names Parse read (a
+	// repeat, a case or percent variant), for Lint.
+	names []upi.Problem
 }
 
 // ParseError names the parameter of a link that could not be read ("link"
 // for the link as a whole).
 type ParseError struct{ Param, Problem string }
 
-// Error formats the problem as "upilink: param: problem".
-func (e *ParseError) Error() string { return "upilink: " + e.Param + ": " + e.Problem }
+// Error formats the problem as "upilink: param: problem", a parameter name
+// that is not plain quoted and escaped.
+func (e *ParseError) Error() string {
+	return "upilink: " + upi.PlainOrQuote(e.Param) + ": " + e.Problem
+}
 
 // fields maps each known parameter, lower-case, to its field.
 func (l *Link) fields() []struct {
@@ -67,9 +74,11 @@ func (l *Link) fields() []struct {
 
 // Parse reads a UPI link. Parameter names match case-insensitively (orgId is
 // orgid); '+' and "%20" both read as a space; "%40" in pa reads as '@'. When
-// a parameter repeats, the first value counts, as in most apps. Links whose
-// scheme is a web or script scheme (http, https, javascript, data, ...) and
-// links without pa are refused.
+// a parameter repeats, the first value counts, as in most apps (Lint reports
+// the repeat). Links longer than a QR code holds (2953 bytes), links whose
+// scheme is a web, script or intent: scheme (http, https, javascript, data,
+// intent, ...) and links without pa are refused. Errors quote at most 64
+// bytes of the link, escaped.
 func Parse(link string) (*Link, error) {
 	raw, err := upi.Parse(link)
 	if err != nil {
@@ -79,7 +88,7 @@ func Parse(link string) (*Link, error) {
 		}
 		return nil, err
 	}
-	l := &Link{Scheme: raw.Scheme, Target: raw.Target}
+	l := &Link{Scheme: raw.Scheme, Target: raw.Target, names: upi.NameProblems(raw.Params)}
 	seen := map[string]bool{}
 	for _, p := range raw.Params {
 		key := strings.ToLower(p.Key)
@@ -90,7 +99,7 @@ func Parse(link string) (*Link, error) {
 		if key == "am" || key == "mam" {
 			paise, err := upi.Amount(p.Value)
 			if err != nil {
-				return nil, &ParseError{key, err.Error() + ": " + p.Value}
+				return nil, &ParseError{key, err.Error() + ": " + upi.Quote(p.Value)}
 			}
 			if key == "am" {
 				l.Amount = upicollect.Money(paise)

@@ -10,6 +10,7 @@ import (
 
 	upicollect "github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/internal/qrcode"
+	"github.com/upicollect/upicollect-go/internal/upi"
 	"rsc.io/qr"
 )
 
@@ -40,9 +41,10 @@ func TestParseRealWorldLinks(t *testing.T) {
 			canonical: "phonepe://pay?pa=m@ybl&pn=M&tr=T1&mc=5411&mode=02&orgid=159761&sign=AbC%2B%2F%3D&gstIn=29ABCDE1234F1Z5",
 		},
 		{
-			name:      "paytm, minimum amount, duplicate key keeps the first, empty value",
-			link:      "paytmmp://pay?PA=a.b@paytm&am=10&am=20&mam=5.5&tn=",
-			want:      Link{Scheme: "paytmmp", Target: "pay", PayeeVPA: "a.b@paytm", Amount: upicollect.Rupees(10), MinAmount: 550},
+			name: "paytm, minimum amount, duplicate key keeps the first, empty value",
+			link: "paytmmp://pay?PA=a.b@paytm&am=10&am=20&mam=5.5&tn=",
+			want: Link{Scheme: "paytmmp", Target: "pay", PayeeVPA: "a.b@paytm", Amount: upicollect.Rupees(10), MinAmount: 550,
+				names: []upi.Problem{{Param: "am", Want: "one am", Got: "am and am"}}},
 			canonical: "paytmmp://pay?pa=a.b@paytm&am=10.00&mam=5.50",
 		},
 		{
@@ -60,6 +62,9 @@ func TestParseRealWorldLinks(t *testing.T) {
 			assert.Equal(t, tt.canonical, got.String())
 			again, err := Parse(got.String())
 			require.NoError(t, err)
+			// names records how the text wrote its names (a repeat), which
+			// String writes canonically: the link itself must round-trip.
+			got.names, again.names = nil, nil
 			assert.Equal(t, got, again, "round trip")
 		})
 	}
@@ -183,4 +188,50 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip of %q: %q then %q", s, l.String(), again.String())
 		}
 	})
+}
+
+// TestLintFromText: what only the text shows (a repeated or variant name)
+// and mam above am are linted by the SDK's one link-safety package.
+func TestLintFromText(t *testing.T) {
+	for link, want := range map[string][]string{
+		"upi://pay?pa=m@ybl&am=10&AM=20":   {"am"},
+		"upi://pay?pa=m@ybl&%61m=10&am=20": {"am", "am"},
+		"upi://pay?pa=m@ybl&am=10&mam=11":  {"mam"},
+		"upi://pay?pa=m@ybl&am=10&mam=10":  nil,
+		"upi://pay?pa=m@ybl&cu=usd":        {"cu"},
+	} {
+		l, err := Parse(link)
+		require.NoError(t, err, link)
+		var got []string
+		for _, p := range l.Lint() {
+			got = append(got, p.Param)
+		}
+		assert.Equal(t, want, got, link)
+	}
+}
+
+// TestParseBoundsAndEscapes: a link longer than a QR code holds is refused
+// before it is parsed, and error text is bounded and escaped.
+func TestParseBoundsAndEscapes(t *testing.T) {
+	huge := "upi://pay?pa=a@b&tn=" + strings.Repeat("x", 4<<20)
+	allocs := testing.AllocsPerRun(5, func() {
+		if _, err := Parse(huge); err == nil {
+			t.Fatal("a 4 MiB link parsed")
+		}
+	})
+	assert.LessOrEqual(t, allocs, 4.0, "refused before parsing")
+	_, err := Parse(huge)
+	assert.Contains(t, err.Error(), "longer than 2953 bytes")
+	assert.Less(t, len(err.Error()), 200)
+
+	_, err = Parse("upi://pay?pa=a@b&am=\x1b[2J" + strings.Repeat("9", 100))
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\x1b")
+	assert.Contains(t, err.Error(), `\x1b[2J`)
+	assert.Less(t, len(err.Error()), 200)
+	_, err = Parse("upi://pay?pa=a@b&\x1b]0;x\x07%zz=1")
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\x1b")
+	_, err = Parse("intent://pay?pa=a@b#Intent;scheme=upi;end")
+	assert.ErrorContains(t, err, `scheme "intent"`)
 }

@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/internal/upi"
 )
 
 // Problem is something legal in a link that is known to fail in payers'
@@ -14,7 +15,11 @@ type Problem struct{ Param, Message string }
 // Lint lists what is legal but known to fail in the field:
 //   - a merchant link (one with mc) without tr, or a link with tr but no mc:
 //     apps treat it as a person-to-person payment and may cap or refuse it;
+//   - a parameter name repeated, also as a case or percent variant (am and
+//     AM, am and %61m), or written with escapes: apps may read another
+//     value than the one shown;
 //   - cu other than INR: UPI settles rupees only;
+//   - mam (the least the payer may pay) above am;
 //   - mode 02 or 05 (secure QR and intent) without sign: apps refuse it;
 //   - an amount above the service's limit of ₹1,00,000;
 //   - a payee name with characters that apps mangle (& % + quotes < > and
@@ -27,8 +32,16 @@ func (l *Link) Lint() []Problem {
 	if l.TxnRef != "" && l.MerchantCode == "" {
 		ps = append(ps, Problem{"mc", "a transaction reference without a merchant code"})
 	}
-	if l.Currency != "" && !strings.EqualFold(l.Currency, "INR") {
-		ps = append(ps, Problem{"cu", "currency " + l.Currency + ": UPI settles INR only"})
+	for _, p := range l.names {
+		ps = append(ps, Problem{p.Param, "parameter written as " + upi.Quote(p.Got) + ": apps may read another value than the one shown"})
+	}
+	if p := upi.CurrencyProblem(l.Currency); p != nil {
+		ps = append(ps, Problem{p.Param, "currency " + p.Got + ": UPI settles INR only"})
+	}
+	if l.MinAmount != 0 && l.Amount != 0 {
+		if p := upi.MinAmountProblem(l.Amount.String(), l.MinAmount.String()); p != nil {
+			ps = append(ps, Problem{"mam", "minimum amount " + l.MinAmount.String() + " above the amount " + l.Amount.String()})
+		}
 	}
 	if (l.Mode == "02" || l.Mode == "05") && l.Sign == "" {
 		ps = append(ps, Problem{"sign", "mode " + l.Mode + " requires a signed link"})

@@ -49,13 +49,12 @@ func ParseDecimalPaise(s string) (int64, error) {
 // is out of range or a fraction of a paisa anyway.
 const maxExponent = 1000
 
-// decimal is a lexed number: digits with the decimal point after point of
-// them, times ten to the exp.
+// decimal is a lexed number: the mantissa's digits before and after the
+// point, times ten to the exp.
 type decimal struct {
-	neg    bool
-	digits string // mantissa digits without the point
-	point  int    // digits before the decimal point
-	exp    int
+	neg             bool
+	whole, fraction string // the mantissa's digits, kept apart: no copy
+	exp             int
 }
 
 // lexDecimal reads [-]digits[.digits][(e|E)[+|-]digits], with at least one
@@ -77,7 +76,7 @@ func lexDecimal(s string) (decimal, error) {
 	if intPart == "" && fracPart == "" {
 		return d, errors.New("no digits")
 	}
-	d.digits, d.point = intPart+fracPart, len(intPart)
+	d.whole, d.fraction = intPart, fracPart
 	if rest == "" {
 		return d, nil
 	}
@@ -129,10 +128,11 @@ var errOutOfRange = errors.New("out of range")
 // paise converts d to paise: the point moves two places right; digits after
 // it must be zeros, and the value must not exceed maxParsedPaise.
 func (d decimal) paise() (int64, error) {
-	whole := d.point + d.exp + 2 // digits of d.digits that are whole paise
+	whole := len(d.whole) + d.exp + 2 // mantissa digits that are whole paise
+	n := len(d.whole) + len(d.fraction)
 	var paise int64
-	for k := 0; k < len(d.digits); k++ {
-		c := int64(d.digits[k] - '0')
+	for k := 0; k < n; k++ {
+		c := int64(d.digit(k) - '0')
 		if k >= whole {
 			if c != 0 {
 				return 0, errors.New("not a whole number of paise")
@@ -144,7 +144,7 @@ func (d decimal) paise() (int64, error) {
 		}
 		paise = paise*10 + c
 	}
-	for k := len(d.digits); k < whole; k++ {
+	for k := n; k < whole; k++ {
 		if paise > maxParsedPaise/10 {
 			return 0, errOutOfRange
 		}
@@ -157,6 +157,14 @@ func (d decimal) paise() (int64, error) {
 		paise = -paise
 	}
 	return paise, nil
+}
+
+// digit is the mantissa's k-th digit.
+func (d decimal) digit(k int) byte {
+	if k < len(d.whole) {
+		return d.whole[k]
+	}
+	return d.fraction[k-len(d.whole)]
 }
 
 func clip(s string) string {

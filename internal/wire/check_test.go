@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -96,59 +95,6 @@ func TestCheckStatusOrder(t *testing.T) {
 	err := CheckStatusOrder("A", &StatusData{OrderID: "B"})
 	assert.ErrorIs(t, err, ErrOtherOrder)
 	assert.EqualError(t, err, `the answer names another order: asked "A", answer names "B"`)
-}
-
-func TestCheckLinks(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		s       string
-		web, ok bool // web: CheckWebURL passes; ok: CheckAppLink passes
-	}{
-		{"https://pay.example.com/l/1", true, true},
-		{"http://127.0.0.1:8080/pay", true, true},
-		{"HTTPS://pay.example.com/", true, true},
-		{"https:///nohost", false, true},
-		{"//pay.example.com/x", false, false},
-		{"/relative", false, false},
-		{"", false, false},
-		{"upi://pay?pa=a@b", false, true},
-		{"upi:pay?pa=a@b", false, true},
-		{"phonepe://pay?pa=a@b", false, true},
-		{"tez://upi/pay?pa=a@b", false, true},
-		{"javascript:alert(1)", false, false},
-		{"JavaScript:alert(1)", false, false},
-		{" javascript:alert(1)", false, false},
-		{"vbscript:msgbox(1)", false, false},
-		{"data:text/html,<script>alert(1)</script>", false, false},
-		{"file:///etc/passwd", false, false},
-		{"about:blank", false, false},
-		{"blob:https://x/1", false, false},
-		{"filesystem:https://x/1", false, false},
-		{"ftp://x.example/f", false, true},
-		{"https://x.example/\x00", false, false},
-	} {
-		assert.Equal(t, tt.web, CheckWebURL("payment_link", tt.s) == nil, "web %q", tt.s)
-		assert.Equal(t, tt.ok, CheckAppLink("intent", tt.s) == nil, "app %q", tt.s)
-	}
-	at := "javascript:" + strings.Repeat("x", 64-len("javascript:"))
-	assert.NotContains(t, CheckWebURL("payment_link", at).Error(), "…", "64 bytes are quoted whole")
-	assert.Contains(t, CheckWebURL("payment_link", at+"y").Error(), `x"…`, "a longer value is cut at 64")
-
-	for _, tt := range []struct{ data, err string }{
-		{`{}`, ""},
-		{`{"intent":"upi://pay","a":"appa://pay","b":"appb://pay "}`, `b "appb://pay " is not a UPI or app link`},
-		{`{"intent":"javascript:x","z":"data:x"}`, `intent "javascript:x" is not a UPI or app link`},
-		{`{"intent":"upi://pay","b":"upi://ok","z":"data:x","y":"file:///x","x":"appx://ok"}`, `y "file:///x" is not a UPI or app link`},
-		{`{"a":" javascript:x"}`, `a " javascript:x" is not a UPI or app link`},
-		{`{"a":"upi://pay?pa=x@y "}`, ""},
-	} {
-		_, err := DecodeIntentData([]byte(tt.data))
-		if tt.err == "" {
-			assert.NoError(t, err, tt.data)
-		} else {
-			assert.EqualError(t, err, tt.err, tt.data)
-		}
-	}
 }
 
 func TestCheckCarriesTheRefusal(t *testing.T) {

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/json"
-	"net/url"
 	"strings"
 	"time"
 
@@ -30,8 +29,8 @@ var intentKnown = map[string]bool{
 // DecodeIntentData reads the intent's data. Any other string field that holds
 // a link (scheme://… or scheme:…) is a per-app link: the interface names them
 // app_a…app_c, the live service phonepe, paytm, gpay and sometimes cred.
-// Every link must pass CheckAppLink: the first that does not (the generic
-// one, then per-app ones in key order) is the error.
+// Whether the links are safe to show is not decided here: the caller checks
+// them all together (their amount, order and payee agree).
 func DecodeIntentData(data json.RawMessage) (*IntentData, error) {
 	var o object
 	if err := readObject(data, &o); err != nil {
@@ -51,36 +50,19 @@ func readIntentData(o *object) (*IntentData, error) {
 	if a, ok := o.get("amount"); ok && !isNull(a) {
 		d.Amount = a
 	}
-	var unsafe string // the first per-app link, in key order, that fails CheckAppLink
 	o.each(func(k []byte, v json.RawMessage) {
 		if intentKnown[string(k)] {
 			return
 		}
 		s, ok := ReadString(v)
-		if !ok {
-			return
-		}
-		u, ok := parseLink(s)
-		if !ok {
+		if !ok || !isLink(s) {
 			return
 		}
 		if d.AppLinks == nil {
 			d.AppLinks = make(map[string]string)
 		}
-		key := appKey(k)
-		d.AppLinks[key] = s
-		if !appLink(u, s) && (unsafe == "" || key < unsafe) {
-			unsafe = key
-		}
+		d.AppLinks[appKey(k)] = s
 	})
-	if d.Link != "" {
-		if err := CheckAppLink("intent", d.Link); err != nil {
-			return nil, err
-		}
-	}
-	if unsafe != "" {
-		return nil, appLinkError(unsafe, d.AppLinks[unsafe])
-	}
 	return d, nil
 }
 
@@ -97,21 +79,25 @@ func appKey(k []byte) string {
 
 var knownApps = [...]string{"phonepe", "paytm", "gpay", "cred", "app_a", "app_b", "app_c"}
 
-// parseLink parses s when it holds a link (scheme://… or scheme:…, spaces
-// around it allowed).
-func parseLink(s string) (*url.URL, bool) {
-	u, err := url.Parse(strings.TrimSpace(s))
-	ok := err == nil && u.Scheme != "" && (u.Opaque != "" || u.Host != "" || u.Path != "" || u.RawQuery != "")
-	return u, ok
-}
-
-// appLink is CheckAppLink(s) for an s that parseLink read as u, without
-// parsing s again when it has no spaces around it.
-func appLink(u *url.URL, s string) bool {
-	if len(s) != len(strings.TrimSpace(s)) {
-		return CheckAppLink("", s) == nil
+// isLink reports whether s holds a link: a scheme (a letter, then letters,
+// digits, '+', '-' or '.'), a colon and something after it, spaces around
+// it allowed.
+func isLink(s string) bool {
+	s = strings.TrimSpace(s)
+	colon := strings.IndexByte(s, ':')
+	if colon <= 0 || colon == len(s)-1 {
+		return false
 	}
-	return !unsafeSchemes[u.Scheme]
+	for i := 0; i < colon; i++ {
+		c := s[i] | 0x20 // lower-case a letter
+		switch {
+		case c >= 'a' && c <= 'z':
+		case i > 0 && (s[i] >= '0' && s[i] <= '9' || s[i] == '+' || s[i] == '-' || s[i] == '.'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // PaymentRequestData is createPaymentRequest's data.
