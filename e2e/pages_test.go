@@ -73,22 +73,8 @@ func TestHostedPageIntentPay(t *testing.T) {
 			t.Errorf("the QR code on the screen reads\n  %q\nwant the intent link\n  %q", shownQR, in.Link)
 		}
 
-		var loc string
-		run(t, tb, "paying and returning to the shop",
-			chromedp.Click(`button.pay`, chromedp.ByQuery, chromedp.NodeVisible),
-			chromedp.WaitVisible(`#thanks`, chromedp.ByQuery),
-			chromedp.Location(&loc),
-		)
-		if loc != redirect {
-			t.Errorf("browser at %s, want the redirect_url exactly as given: %s", loc, redirect)
-		}
-		select {
-		case q := <-sh.returns:
-			if q.Encode() != "cart=42" {
-				t.Errorf("shop got query %q, want the redirect_url's own cart=42", q.Encode())
-			}
-		case <-time.After(apiTimeout):
-			t.Error("the shop's server saw no return, though the browser shows its page")
+		if q := payAndReturn(t, tb, sh, redirect); q.Encode() != "cart=42" {
+			t.Errorf("shop got query %q, want the redirect_url's own cart=42", q.Encode())
 		}
 		checkPaid(t, s, orderID, upicollect.Rupees(100000))
 
@@ -99,6 +85,29 @@ func TestHostedPageIntentPay(t *testing.T) {
 		checkPage(t, tb, s.URL(), "intent-paid", "SUCCESS", o.UTR, "Return to "+sandbox.DefaultMerchantName)
 		checkAbsent(t, tb, "the paid page", "img.qr", "form", "button")
 	})
+}
+
+// payAndReturn presses Pay on the tab's hosted page, checks that the
+// browser lands on redirect, exactly as given, and returns the query the
+// shop's server saw (nil when it saw none).
+func payAndReturn(t *testing.T, tb *tab, sh *shop, redirect string) url.Values {
+	t.Helper()
+	var loc string
+	run(t, tb, "paying and returning to the shop",
+		chromedp.Click(`button.pay`, chromedp.ByQuery, chromedp.NodeVisible),
+		chromedp.WaitVisible(`#thanks`, chromedp.ByQuery),
+		chromedp.Location(&loc),
+	)
+	if loc != redirect {
+		t.Errorf("browser at %s, want the redirect_url exactly as given: %s", loc, redirect)
+	}
+	select {
+	case q := <-sh.returns:
+		return q
+	case <-time.After(apiTimeout):
+		t.Error("the shop's server saw no return, though the browser shows its page")
+		return nil
+	}
 }
 
 // checkPaid checks that the sandbox and the SDK's status check agree that
