@@ -1,0 +1,128 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/internal/ordermix"
+	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
+	"github.com/upicollect/upicollect-go/sandbox"
+)
+
+var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+
+// creditsTable is the merchant's own table in the tests: a row per event
+// handled, written through sqlstore.Tx, with no unique key, so that an
+// event handled twice would show as two rows.
+const creditsTable = `CREATE TABLE IF NOT EXISTS credits (order_id TEXT NOT NULL, result TEXT NOT NULL, sweeper TEXT NOT NULL)`
+
+// credit is a handler that writes a credit row through the event's
+// transaction.
+func credit(sweeper string, dialect sqlstore.Dialect) reconcile.Handler {
+	q := `INSERT INTO credits (order_id, result, sweeper) VALUES (?, ?, ?)`
+	if dialect == sqlstore.Postgres {
+		q = `INSERT INTO credits (order_id, result, sweeper) VALUES ($1, $2, $3)`
+	}
+	return func(ctx context.Context, e reconcile.Event) error {
+		tx := sqlstore.Tx(ctx)
+		if tx == nil {
+			return errors.New("no transaction in the handler's context")
+		}
+		_, err := tx.ExecContext(ctx, q, e.Order.ID, string(e.Result), sweeper)
+		return err
+	}
+}
+
+// credits counts the rows of the credits table by order and result.
+func credits(t testing.TB, db *sql.DB) map[[2]string]int {
+	t.Helper()
+	rows, err := db.Query(`SELECT order_id, result, COUNT(*) FROM credits GROUP BY order_id, result`)
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[[2]string]int{}
+	for rows.Next() {
+		var id, result string
+		var n int
+		require.NoError(t, rows.Scan(&id, &result, &n))
+		out[[2]string{id, result}] = n
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestHandlerWritesCommitWithTheEvent runs a sweeper on each database whose
+// handler writes a credit through Tx and fails once, after writing: the
+// failed attempt's credit is rolled back with its event, the next step's
+// commits, and the store's event row and the credit agree.
+func TestHandlerWritesCommitWithTheEvent(t *testing.T) {
+	for _, dc := range dialects {
+		t.Run(dc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			_, db := dc.newDB(t)
+			st := newStore(t, dc.d, db)
+			_, err := db.ExecContext(ctx, creditsTable)
+			require.NoError(t, err)
+			assert.Nil(t, sqlstore.Tx(ctx), "no transaction outside a handler")
+
+			clk := ordermix.NewClock(t0)
+			sb := sandbox.Start(t, sandbox.WithClock(clk.Now))
+			c := sb.Client()
+			defer c.CloseIdleConnections()
+			write := credit("one", dc.d)
+			failures := 0
+			sw, err := reconcile.New(c, st, func(ctx context.Context, e reconcile.Event) error {
+				if err := write(ctx, e); err != nil {
+					return err
+				}
+				if failures++; failures == 1 {
+					return errors.New("the merchant's ledger refused")
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			_, err = c.CreatePaymentIntent(ctx, &upicollect.IntentParams{Amount: upicollect.Rupees(42), OrderID: "tx-1",
+				RedirectURL: "https://shop.example.com/r", Note: "tx", Customer: upicollect.Customer{Name: "A", Email: "a@example.com", Mobile: "9876543210"}})
+			require.NoError(t, err)
+			require.NoError(t, sb.Settle("tx-1", upicollect.TxnSuccess, t0.Add(time.Minute)))
+			require.NoError(t, sw.Track(ctx, reconcile.Order{ID: "tx-1", Amount: upicollect.Rupees(42), Created: t0}))
+
+			clk.Set(t0.Add(70 * time.Second))
+			stats, err := sw.Step(ctx, clk.Now())
+			require.ErrorContains(t, err, "the merchant's ledger refused")
+			assert.Equal(t, 0, stats.Paid)
+			assert.Empty(t, credits(t, db), "the failed handler's write was rolled back")
+			var events int
+			require.NoError(t, db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+sqlstore.EventsTable).Scan(&events))
+			assert.Zero(t, events)
+
+			stats, err = sw.Step(ctx, clk.Now())
+			require.NoError(t, err)
+			assert.Equal(t, 1, stats.Paid)
+			assert.Equal(t, map[[2]string]int{{"tx-1", "paid"}: 1}, credits(t, db))
+			var (
+				result, txn, utr string
+				paid, at         int64
+			)
+			require.NoError(t, db.QueryRowContext(ctx, `SELECT result, txn_status, paid_paise, utr, at_ns FROM `+sqlstore.EventsTable).Scan(&result, &txn, &paid, &utr, &at))
+			assert.Equal(t, "paid", result)
+			assert.Equal(t, "SUCCESS", txn)
+			assert.Equal(t, int64(4200), paid)
+			assert.NotEmpty(t, utr)
+			assert.Equal(t, clk.Now().UnixNano(), at)
+			var state string
+			var due sql.NullInt64
+			require.NoError(t, db.QueryRowContext(ctx, `SELECT state, due_ns FROM `+sqlstore.OrdersTable).Scan(&state, &due))
+			assert.Equal(t, "paid", state)
+			assert.False(t, due.Valid, "done: never due again")
+		})
+	}
+}
