@@ -7,7 +7,8 @@
 #                       of fixed iterations, 1s load runs; writes bench/results/ci/
 #
 # Exits 1 when a deterministic budget (allocations, connections, errors,
-# bytes per waiting call, the fleet's 429s and shared rate) fails; timing
+# bytes per waiting call, the fleet's 429s and shared rate, reconciliation's
+# memory, checks, events and 429s) fails; timing
 # budgets are printed as INFO only.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -21,10 +22,10 @@ esac
 
 if [ "$mode" = ci ]; then
   out=results/ci charts=results/ci/charts
-  count=3 benchtime=2000x duration=1s poll=4s fleet=5s
+  count=3 benchtime=2000x duration=1s poll=4s fleet=5s mix=2000 backlog=2000
 else
   out=results/snapshot charts=charts
-  count=7 benchtime=1s duration=2s poll=4s fleet=10s
+  count=7 benchtime=1s duration=2s poll=4s fleet=10s mix=10000 backlog=10000
 fi
 mkdir -p "$out" "$charts"
 
@@ -63,13 +64,16 @@ step "fleet: 4 processes x 64 callers sharing a quota, through redisrate and thr
 # Starts a redis-server of its own (installed by .ci/run).
 go run ./cmd/fleet -duration="$fleet" -cost-rounds="$count" -out="$out/fleet.json"
 
+step "reconcile: memory per tracked order, status checks over the mix, a due backlog under a rate limit"
+go run ./cmd/reconcile -orders="$mix" -backlog="$backlog" -out="$out/reconcile.json"
+
 step "charts"
 go run ./cmd/charts -bench="$out/bench.txt" -load="$out/concurrency.json" -fleet="$out/fleet.json" -out="$charts" -tables="$out/tables.md"
 ls "$charts"
 
 step "budgets"
 set +e
-go run ./cmd/budget -bench="$out/bench.txt" -load="$out/concurrency.json" -fleet="$out/fleet.json" | tee "$out/budget.txt"
+go run ./cmd/budget -bench="$out/bench.txt" -load="$out/concurrency.json" -fleet="$out/fleet.json" -reconcile="$out/reconcile.json" | tee "$out/budget.txt"
 rc=${PIPESTATUS[0]}
 set -e
 exit "$rc"

@@ -4,7 +4,7 @@
 // INFO for timing, which shared machines make too noisy to fail on. It
 // exits 1 when a deterministic budget fails.
 //
-//	go run ./cmd/budget -bench results/bench.txt -load results/concurrency.json -fleet results/fleet.json
+//	go run ./cmd/budget -bench results/bench.txt -load results/concurrency.json -fleet results/fleet.json -reconcile results/reconcile.json
 package main
 
 import (
@@ -20,8 +20,13 @@ func main() {
 	benchFile := flag.String("bench", "results/bench.txt", "`go test -bench -benchmem` output")
 	loadFile := flag.String("load", "results/concurrency.json", "the load program's JSON")
 	fleetFile := flag.String("fleet", "", "the fleet program's JSON (none: no fleet budgets)")
+	reconcileFile := flag.String("reconcile", "", "the reconcile program's JSON (none: no reconcile budgets)")
 	flag.Parse()
-	os.Exit(run(os.Stdout, *benchFile, *loadFile, *fleetFile))
+	code := run(os.Stdout, *benchFile, *loadFile, *fleetFile)
+	if *reconcileFile != "" {
+		code = max(code, runReconcile(os.Stdout, *reconcileFile))
+	}
+	os.Exit(code)
 }
 
 // run prints the verdicts to w and returns the exit code. An empty

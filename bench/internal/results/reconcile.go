@@ -1,0 +1,77 @@
+package results
+
+import (
+	"encoding/json"
+	"os"
+)
+
+// Reconcile is one run of the reconcile program: the reconciliation
+// sweeper's memory, its status checks over the order mix, and its pace on
+// a backlog under a rate limit.
+type Reconcile struct {
+	Machine Machine `json:"machine"`
+	// Memory: the heap a memory store holds per tracked order.
+	Tracked       int     `json:"tracked"`
+	BytesPerOrder float64 `json:"bytes_per_order"`
+	// The mix, walked in sandbox time through one sweeper on a memory
+	// store: its status checks and how its events compare with the plan.
+	Mix MixRun `json:"mix"`
+	// The backlog: Orders due at once, checked by one Step with the
+	// client's WithRateLimit(Rate, Burst) against a sandbox with the same
+	// quota.
+	Backlog BacklogRun `json:"backlog"`
+}
+
+// MixRun is the mix through a sweeper.
+type MixRun struct {
+	Orders         int     `json:"orders"`
+	Steps          int     `json:"steps"`
+	Checks         int     `json:"checks"`
+	ChecksPerOrder float64 `json:"checks_per_order"`
+	Events         int     `json:"events"`
+	Twice          int     `json:"twice"`
+	Lost           int     `json:"lost"`
+	Wrong          int     `json:"wrong"`
+	// EarlyPaid counts the payments of the first 15 minutes; SlowPaid,
+	// those reported more than 30 s after; MaxDelaySeconds, the longest
+	// delay (sandbox time).
+	EarlyPaid       int     `json:"early_paid"`
+	SlowPaid        int     `json:"slow_paid"`
+	MaxDelaySeconds float64 `json:"max_delay_seconds"`
+}
+
+// BacklogRun is a due backlog checked under a rate limit.
+type BacklogRun struct {
+	Orders  int     `json:"orders"`
+	Rate    float64 `json:"rate_per_second"`
+	Burst   int     `json:"burst"`
+	Checked int     `json:"checked"`
+	Seconds float64 `json:"seconds"`
+	// PerSecond is Checked over Seconds.
+	PerSecond float64 `json:"checked_per_second"`
+	// From the sandbox's statistics: status requests and the quota's 429s.
+	Requests    int64 `json:"requests"`
+	RateLimited int64 `json:"rate_limited"`
+}
+
+// ReadReconcile reads a Reconcile from path.
+func ReadReconcile(path string) (*Reconcile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Reconcile
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// WriteReconcile writes r to path, indented.
+func WriteReconcile(path string, r *Reconcile) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
