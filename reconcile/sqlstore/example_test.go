@@ -1,0 +1,90 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
+	"github.com/upicollect/upicollect-go/sandbox"
+)
+
+// A handler credits the merchant's ledger through the event's transaction:
+// the credit commits with the event, once.
+func ExampleTx() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "shop")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "shop.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE ledger (order_id TEXT PRIMARY KEY, paise BIGINT NOT NULL)`); err != nil {
+		log.Fatal(err)
+	}
+	store, err := sqlstore.New(ctx, db, sqlstore.SQLite)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	sb := sandbox.New() // the service's fake; a shop uses its client of the live service
+	defer sb.Close()
+	client := sb.Client()
+
+	credit := func(ctx context.Context, e reconcile.Event) error {
+		if e.Result != reconcile.Paid && e.Result != reconcile.LatePaid {
+			return nil
+		}
+		_, err := sqlstore.Tx(ctx).ExecContext(ctx, `INSERT INTO ledger (order_id, paise) VALUES (?, ?)`,
+			e.Order.ID, e.Status.Amount.Paise())
+		return err // an error rolls back the credit and the event: it comes again
+	}
+	sweeper, err := reconcile.New(client, store, credit)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	created := time.Now()
+	if _, err := client.CreatePaymentIntent(ctx, &upicollect.IntentParams{
+		Amount: upicollect.Rupees(499), OrderID: "ORD-1", RedirectURL: "https://shop.example.com/return",
+		Note: "Order 1", Customer: upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "9876543210"},
+	}); err != nil {
+		log.Fatal(err)
+	}
+	if err := sweeper.Track(ctx, reconcile.Order{ID: "ORD-1", Amount: upicollect.Rupees(499), Created: created}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := sb.Pay("ORD-1"); err != nil {
+		log.Fatal(err)
+	}
+
+	// A shop calls sweeper.Run(ctx); here, two steps at the first check's time.
+	for range 2 {
+		stats, err := sweeper.Step(ctx, created.Add(10*time.Second))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("checked %d, paid %d\n", stats.Checked, stats.Paid)
+	}
+	var paise int64
+	if err := db.QueryRowContext(ctx, `SELECT SUM(paise) FROM ledger`).Scan(&paise); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("credited:", upicollect.Money(paise), "INR")
+	// Output:
+	// checked 1, paid 1
+	// checked 0, paid 0
+	// credited: 499.00 INR
+}
