@@ -38,26 +38,44 @@ func TestQRLint(t *testing.T) {
 	}
 }
 
-// TestIntentLinksChecked: an intent whose links fail the SDK's checks is
-// shown neither as a link nor as a QR code; the order's fate is unknown.
+// TestIntentLinksChecked: an intent whose links fail the SDK's checks (a
+// wrong amount, an app link to the web) is shown neither as a link nor as
+// a QR code; the order's fate is unknown.
 func TestIntentLinksChecked(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		require.NoError(t, r.ParseForm())
-		id := r.PostForm.Get("order_id")
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"status": true, "statusCode": 200, "msg": "ok", "data": map[string]any{
-			"intent":  "upi://pay?pa=evil@okaxis&am=1.00&tr=" + id + "&cu=INR", // ₹1, not ₹499
-			"phonepe": "phonepe://pay?pa=evil@okaxis&am=1.00&tr=" + id + "&cu=INR",
-			"amount":  "499", "orderId": id,
-		}})
-	}))
-	t.Cleanup(srv.Close)
-	env := []string{envBaseURL + "=" + srv.URL, envMID + "=m", envPublicKey + "=pk", envSecretKey + "=sk"}
-	for _, extra := range [][]string{{"--qr"}, {"--json"}, nil} {
-		r := cli(t, env, "", intentArgs("checked-1", extra...)...)
-		assert.Equal(t, exitUnknown, r.code, r.output())
-		assert.NotContains(t, r.output(), "█", "no QR drawn")
-		assert.NotContains(t, r.stdout, "upi://pay", "no link shown")
-		assert.Contains(t, r.output(), "checked-1", "the error names the order to check")
+	answers := map[string]func(id string) map[string]any{
+		"wrong amount": func(id string) map[string]any {
+			return map[string]any{
+				"intent":  "upi://pay?pa=evil@okaxis&am=1.00&tr=" + id + "&cu=INR", // ₹1, not ₹499
+				"phonepe": "phonepe://pay?pa=evil@okaxis&am=1.00&tr=" + id + "&cu=INR",
+			}
+		},
+		"web app link": func(id string) map[string]any {
+			return map[string]any{
+				"intent":  "upi://pay?pa=shop@okaxis&am=499.00&tr=" + id + "&cu=INR",
+				"phonepe": "https://evil.example/pay?pa=shop@okaxis&am=499.00&tr=" + id,
+			}
+		},
+	}
+	for name, links := range answers {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				require.NoError(t, r.ParseForm())
+				id := r.PostForm.Get("order_id")
+				data := links(id)
+				data["amount"], data["orderId"] = "499", id
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(map[string]any{"status": true, "statusCode": 200, "msg": "ok", "data": data})
+			}))
+			t.Cleanup(srv.Close)
+			env := []string{envBaseURL + "=" + srv.URL, envMID + "=m", envPublicKey + "=pk", envSecretKey + "=sk"}
+			for _, extra := range [][]string{{"--qr"}, {"--json"}, nil} {
+				r := cli(t, env, "", intentArgs("checked-1", extra...)...)
+				assert.Equal(t, exitUnknown, r.code, r.output())
+				assert.NotContains(t, r.output(), "█", "no QR drawn")
+				assert.NotContains(t, r.output(), "upi://pay", "no link shown")
+				assert.NotContains(t, r.output(), "evil.example", "no link shown")
+				assert.Contains(t, r.output(), "checked-1", "the error names the order to check")
+			}
+		})
 	}
 }
