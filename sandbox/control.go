@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // serveOrders answers GET /sandbox/orders with every order, oldest first.
@@ -45,8 +43,8 @@ func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request)
 	}
 	set := Settlement{Result: strings.ToUpper(f["result"]), UTR: f["utr"]}
 	if a, ok := f["amount"]; ok {
-		p, err := wire.ParseDecimalPaise(a)
-		if err != nil || p <= 0 || p > maxOrderPaise {
+		p, ok := parseRupees(a)
+		if !ok || p <= 0 || p > maxOrderPaise {
 			writeValue(w, http.StatusBadRequest, controlError{ErrInvalidAmount.Error()})
 			return
 		}

@@ -52,7 +52,8 @@
 // the document's table order; the first problem is answered.
 //
 // Field rules: amount is rupees from 1 to 100000, as a number or a string
-// ("499", "123.00", 123.0), read exactly; a fraction of a rupee ("99.50") is
+// ("499", "123.00", 123.0), read exactly, digits and an optional decimal
+// point only (no sign, exponent or grouping); a fraction of a rupee ("99.50") is
 // refused unless the fractional-amounts variant is on. order_id (optional
 // on intents, requests and order requests) is 1 to 100 characters without
 // spaces or control characters, unique across all orders; redirect_url

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 func TestFormatINR(t *testing.T) {
@@ -39,4 +40,37 @@ func BenchmarkFormatINR(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		_ = formatINR(10000000)
 	}
+}
+
+func TestParseRupees(t *testing.T) {
+	for in, want := range map[string]int64{
+		"0": 0, "1": 100, "499": 49900, "499.0": 49900, "499.00": 49900, "499.000": 49900, "1.5": 150,
+		"1.08": 108, "0.01": 1, "0499": 49900, "100000.00": 10000000, "999999999999999": 99999999999999900,
+	} {
+		got, ok := parseRupees(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", ".", ".5", "5.", "1.234", "1.0001", "-5", "+5", "1e2", "1,000", " 5", "5 ",
+		"0x10", "١٢", "1000000000000000", "4.99e2", "NaN", "1..0"} {
+		_, ok := parseRupees(in)
+		assert.False(t, ok, "%q", in)
+	}
+}
+
+// FuzzParseRupees: what parseRupees accepts writes back as the same amount.
+func FuzzParseRupees(f *testing.F) {
+	for _, s := range []string{"499", "123.00", "1.5", "0.010", "1e2", "-1", "99999999999999.99"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, ok := parseRupees(s)
+		if !ok {
+			return
+		}
+		back, ok := parseRupees(vocab.FormatRupees(p))
+		if !ok || back != p || p < 0 {
+			t.Fatalf("parseRupees(%q) = %d, written back %q reads %d, %v", s, p, vocab.FormatRupees(p), back, ok)
+		}
+	})
 }

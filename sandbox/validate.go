@@ -14,8 +14,6 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-
-	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
 // API operation names, as Fault.Op, RecordedRequest.Op and Stats use
@@ -73,9 +71,9 @@ const maxOrderIDLen = 100
 // "499", "123.00", 123.0, exactly (no float). A fraction of a rupee is
 // refused unless fractional.
 func checkAmount(v string, fractional bool) (int64, string) {
-	p, err := wire.ParseDecimalPaise(v)
+	p, ok := parseRupees(v)
 	switch {
-	case err != nil || p < 100 || p > maxOrderPaise:
+	case !ok || p < 100 || p > maxOrderPaise:
 		return 0, "amount must be a number of rupees from 1 to 100000"
 	case p%100 != 0 && !fractional:
 		return 0, "amount must be a whole number of rupees"
