@@ -105,7 +105,7 @@ func TestCreateOrderRequestWithoutOrderID(t *testing.T) {
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2, "a keyed create is retried after a 503")
 	sent := reqs[0].Form.Get("order_id")
-	assert.Regexp(t, `^ord_[a-z2-7]{26}$`, sent)
+	assert.Regexp(t, newOrderIDPattern, sent)
 	assert.Equal(t, sent, reqs[1].Form.Get("order_id"), "one order id for every attempt")
 	assert.Equal(t, sent, or.OrderID)
 	assert.Equal(t, 2, or.Response.Attempts)
@@ -154,6 +154,8 @@ func TestCreateOrderRequestAnswers(t *testing.T) {
 		{name: "javascript payment_url", body: `{"status":true,"statusCode":200,"msg":"ok","data":{"orderId":"utz_x4","payment_url":"javascript:alert(1)"}}`,
 			is: []error{upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
 		{name: "relative payment_url", body: `{"status":true,"statusCode":200,"msg":"ok","data":{"payment_url":"/checkout/1"}}`,
+			is: []error{upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
+		{name: "data not an object", body: `{"status":true,"statusCode":200,"msg":"ok","data":"payment_url=https://upitz.com/p/3"}`,
 			is: []error{upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
 		{name: "no data", body: `{"status":true,"statusCode":200,"msg":"ok"}`,
 			is: []error{upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown}},
