@@ -26,6 +26,9 @@ var (
 	_ func(string) upicollect.Option                                                 = upicollect.WithUserAgent
 	_ func(float64, int) upicollect.Option                                           = upicollect.WithRateLimit
 	_ func(int) upicollect.Option                                                    = upicollect.WithMaxConns
+	_ func(upicollect.RateLimiter) upicollect.Option                                 = upicollect.WithRateLimiter
+	_ func(upicollect.Observer) upicollect.Option                                    = upicollect.WithObserver
+	_ interface{ Wait(context.Context) error }                                       = upicollect.RateLimiter(nil)
 	_ func(*upicollect.Client)                                                       = (*upicollect.Client).CloseIdleConnections
 	_ func(*upicollect.Intent, *upicollect.IntentParams) error                       = (*upicollect.Intent).Verify
 	_ func(string) (*upilink.Link, error)                                            = upilink.Parse

@@ -94,6 +94,16 @@
 // WaitForPayment ends with its context or after DefaultMaxWait, whichever
 // comes first (WithMaxWait changes the latter).
 //
+// # Many processes and telemetry
+//
+// WithRateLimiter makes every attempt wait on a RateLimiter of your choice,
+// such as one kept in Redis and shared by every process on the same
+// merchant id (module github.com/upicollect/upicollect-go/redisrate).
+// WithObserver reports each call and attempt to an Observer (module
+// github.com/upicollect/upicollect-go/otel is one for OpenTelemetry); the
+// call's context reaches every attempt. Without them the client does no
+// work and no allocation for either.
+//
 // # Secrets
 //
 // The secret key and the Authorization header never appear in errors, logs,

@@ -63,10 +63,11 @@ type CallInfo struct {
 	// OrderID is the order the call is about; "" when it has none (a
 	// payment link, a create without one, Do without an order_id field).
 	OrderID string
-	// ServerAddress and ServerPort are the base URL's host and port (the
-	// scheme's default when the URL names none).
+	// ServerAddress is the base URL's host.
 	ServerAddress string
-	ServerPort    int
+	// ServerPort is the base URL's port (the scheme's default when the URL
+	// names none).
+	ServerPort int
 }
 
 // AttemptEnd is what one attempt produced.

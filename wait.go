@@ -87,8 +87,10 @@ func WithOnPoll(fn func(*PaymentStatus)) WaitOption {
 // error matching context.DeadlineExceeded or context.Canceled. A 404 that is
 // not the service's own not-found answer (a wrong base URL) ends the wait at
 // once. Every wait between polls
-// ends when the context does. Polls count against WithRateLimit, so many
-// concurrent waits share the client's cap.
+// ends when the context does. Polls count against the client's rate limit
+// (WithRateLimit or WithRateLimiter), so many concurrent waits share the
+// client's cap. A terminal status is reported to the client's Observer
+// (WithObserver) as a FinalState, with the time the wait took.
 func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...WaitOption) (*PaymentStatus, error) {
 	c.mustInit()
 	w := waitSettings{minDelay: DefaultPollMin, maxDelay: DefaultPollMax, maxWait: DefaultMaxWait}
