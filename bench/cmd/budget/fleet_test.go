@@ -27,7 +27,8 @@ func TestEvaluateFleet(t *testing.T) {
 		{"just within", fleet(191, 0), false},
 		{"429s", fleet(203, 1), true},
 		{"over", fleet(211, 0), true},
-		{"under", fleet(189, 0), true},
+		{"under, printed", fleet(185, 0), false},
+		{"far under", fleet(159, 0), true},
 		{"missing", nil, true},
 		{"no redisrate run", &results.Fleet{Limit: 200}, true},
 	} {
