@@ -4,7 +4,6 @@ go 1.23
 
 require (
 	github.com/google/go-querystring v1.2.0
-	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.11.0
@@ -12,8 +11,4 @@ require (
 	rsc.io/qr v0.2.0
 )
 
-require (
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/pflag v1.1.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
-)
+require go.yaml.in/yaml/v3 v3.0.6 // indirect

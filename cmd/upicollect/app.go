@@ -124,7 +124,7 @@ func (a *app) newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(
 		a.intentCmd(), a.requestCmd(), a.orderCmd(), a.linkCmd(), a.statusCmd(), a.waitCmd(),
-		a.qrCmd(), a.sandboxCmd(), a.versionCmd(),
+		a.qrCmd(), a.reconcileCmd(), a.sandboxCmd(), a.versionCmd(),
 	)
 	root.AddCommand(helpTopics()...)
 	return root

@@ -114,7 +114,7 @@ func TestREADMEGoCommands(t *testing.T) {
 		for _, line := range strings.Split(strings.ReplaceAll(m[1], "\\\n", " "), "\n") {
 			line, _, _ = strings.Cut(line, " #")
 			line, _, _ = strings.Cut(line, "&&")
-			if !strings.Contains(line, "cmd/upicollect") {
+			if !strings.Contains(line, "cmd/upicollect") || !reGoRunInstall.MatchString(line) {
 				continue
 			}
 			words := shellWords(t, strings.TrimSpace(line))
@@ -134,6 +134,8 @@ func TestREADMEGoCommands(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, found, 2, "the README runs and installs the CLI")
 }
+
+var reGoRunInstall = regexp.MustCompile(`\bgo\b.*\b(run|install)\b`)
 
 // goListFor turns the words of `go [-C DIR] run|install [flags] PKG [args]`
 // into the `go list` that resolves the same package.
