@@ -1,14 +1,9 @@
 package upicollect_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/internal/rawhttp"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -54,27 +50,11 @@ func replayVendor(t *testing.T, sb *sandbox.Server, file string) (int, []byte) {
 	c := sb.Credentials()
 	host := strings.TrimPrefix(sb.URL(), "http://")
 	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte(c.PublicKey+":"+c.SecretKey))
-	raw = []byte(strings.NewReplacer("{{HOST}}", host, "{{MID}}", c.MID, "{{AUTHORIZATION}}", auth).Replace(string(raw)))
-	head, body, ok := bytes.Cut(raw, []byte("\n\n"))
-	require.True(t, ok, "%s: no blank line after the headers", file)
-	body = bytes.TrimSuffix(body, []byte("\n"))
-	var msg bytes.Buffer
-	for _, line := range strings.Split(string(head), "\n") {
-		msg.WriteString(line + "\r\n")
-	}
-	fmt.Fprintf(&msg, "Content-Length: %d\r\n\r\n", len(body))
-	msg.Write(body)
-
-	conn, err := net.Dial("tcp", host)
+	msg, err := rawhttp.Message(raw, map[string]string{"HOST": host, "MID": c.MID, "AUTHORIZATION": auth})
 	require.NoError(t, err)
-	defer conn.Close()
-	require.NoError(t, conn.SetDeadline(time.Now().Add(waitBound)))
-	_, err = conn.Write(msg.Bytes())
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+	defer cancel()
+	resp, b, err := rawhttp.Exchange(ctx, host, msg)
 	require.NoError(t, err)
 	return resp.StatusCode, b
 }
@@ -84,8 +64,8 @@ func vendorBody(t *testing.T, file string) map[string]any {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("sandbox", "testdata", "vendor", file))
 	require.NoError(t, err)
-	_, body, ok := bytes.Cut(raw, []byte("\n\n"))
-	require.True(t, ok)
+	body, err := rawhttp.Body(raw)
+	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(body, &m))
 	return m

@@ -1,9 +1,7 @@
 package sandbox
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,30 +12,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/internal/rawhttp"
 )
 
 // replay sends a request recorded from a vendor client
-// (testdata/vendor/*.http: request line, headers, a blank line, the body)
-// over a raw connection, byte for byte, with {{HOST}}, {{MID}} and
-// {{AUTHORIZATION}} filled in and Content-Length set to the body's length.
+// (testdata/vendor/*.http) to s byte for byte, with its host, MID and
+// Authorization filled in.
 func replay(t *testing.T, s *Server, file string) answer {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", "vendor", file))
 	require.NoError(t, err)
 	c := s.Credentials()
-	host := strings.TrimPrefix(s.URL(), "http://")
-	raw = []byte(strings.NewReplacer("{{HOST}}", host, "{{MID}}", c.MID,
-		"{{AUTHORIZATION}}", basic(c.PublicKey, c.SecretKey)).Replace(string(raw)))
-	head, body, ok := bytes.Cut(raw, []byte("\n\n"))
-	require.True(t, ok, "%s: no blank line after the headers", file)
-	body = bytes.TrimSuffix(body, []byte("\n"))
-	var msg bytes.Buffer
-	for _, line := range strings.Split(string(head), "\n") {
-		msg.WriteString(line + "\r\n")
-	}
-	fmt.Fprintf(&msg, "Content-Length: %d\r\n\r\n", len(body))
-	msg.Write(body)
-	return rawExchange(t, s, msg.Bytes())
+	msg, err := rawhttp.Message(raw, map[string]string{"HOST": strings.TrimPrefix(s.URL(), "http://"),
+		"MID": c.MID, "AUTHORIZATION": basic(c.PublicKey, c.SecretKey)})
+	require.NoError(t, err)
+	return rawExchange(t, s, msg)
 }
 
 // TestVendorCheckout replays what the vendor's PHP SDK, WooCommerce plugin

@@ -1,12 +1,11 @@
 package sandbox
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/internal/rawhttp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -85,15 +85,11 @@ func readAnswer(t *testing.T, resp *http.Response) answer {
 // connection, as clients with their own HTTP code do, and reads the answer.
 func rawExchange(t *testing.T, s *Server, msg []byte) answer {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "http://"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, body, err := rawhttp.Exchange(ctx, strings.TrimPrefix(s.URL(), "http://"), msg)
 	require.NoError(t, err)
-	defer conn.Close()
-	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
-	_, err = conn.Write(msg)
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	require.NoError(t, err)
-	return readAnswer(t, resp)
+	return answer{resp.StatusCode, resp.Header, body}
 }
 
 // Valid bodies for each operation, with the server's mid.
