@@ -12,6 +12,7 @@ const (
 	kindServer
 	kindUnexpected
 	kindOutcomeUnknown
+	kindAmountMismatch
 )
 
 // safety says what repeating a request may do, which decides what is retried.

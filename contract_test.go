@@ -47,6 +47,7 @@ var (
 	_ func(time.Duration, time.Duration) upicollect.WaitOption    = upicollect.WithPollInterval
 	_ func(time.Duration) upicollect.WaitOption                   = upicollect.WithMaxWait
 	_ func(func(*upicollect.PaymentStatus)) upicollect.WaitOption = upicollect.WithOnPoll
+	_ func(upicollect.Money) upicollect.WaitOption                = upicollect.WithExpectedAmount
 
 	_ func(int64) upicollect.Money         = upicollect.Rupees
 	_ func(upicollect.Money) int64         = upicollect.Money.Paise
@@ -93,6 +94,7 @@ func TestContractTypes(t *testing.T) {
 		upicollect.ErrValidation, upicollect.ErrUnauthorized, upicollect.ErrDuplicateOrderID,
 		upicollect.ErrInvalidRequest, upicollect.ErrNotFound, upicollect.ErrRateLimited,
 		upicollect.ErrServer, upicollect.ErrUnexpectedResponse, upicollect.ErrOutcomeUnknown,
+		upicollect.ErrAmountMismatch,
 	} {
 		assert.Error(t, err)
 	}

@@ -92,7 +92,9 @@
 // whose context ends after the request went out gives no guarantee either
 // way: the error matches both the context's error and ErrOutcomeUnknown.
 // WaitForPayment ends with its context or after DefaultMaxWait, whichever
-// comes first (WithMaxWait changes the latter).
+// comes first (WithMaxWait changes the latter); its error is then an
+// *APIError matching the context's error and carrying the last poll's
+// failure, if the last poll failed.
 //
 // # Many processes and telemetry
 //

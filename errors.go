@@ -38,6 +38,10 @@ var (
 	// ErrOutcomeUnknown: a create may or may not have taken effect. Check the
 	// order's status (when it has an order id) before creating it again.
 	ErrOutcomeUnknown = errors.New("upicollect: outcome unknown")
+	// ErrAmountMismatch: a SUCCESS for another amount than the caller
+	// expects (WithExpectedAmount); the status comes with it. Do not credit
+	// the order as paid.
+	ErrAmountMismatch = errors.New("upicollect: paid amount differs from the expected one")
 )
 
 // kindSentinels names the sentinel of each kind (codes.go).
@@ -53,6 +57,7 @@ var kindSentinels = []struct {
 	{kindServer, ErrServer},
 	{kindUnexpected, ErrUnexpectedResponse},
 	{kindOutcomeUnknown, ErrOutcomeUnknown},
+	{kindAmountMismatch, ErrAmountMismatch},
 }
 
 // APIError is every failure of a call after its parameters were
@@ -234,20 +239,61 @@ func endedError(op, orderID string, last *APIError, ambiguous bool, ctxErr error
 		cp := *last
 		e = &cp
 	}
-	e.cause = ctxErr
+	e.cause = endedCause(ctxErr, e.cause)
 	if ambiguous { // never so for the status check: decide says so
 		e.markOutcomeUnknown()
 	}
 	return e
 }
 
-// unknownOrderError is the error of a wait that gave up on an unknown
-// order: ErrNotFound, with the last status check's answer.
-func unknownOrderError(st *PaymentStatus, timeout time.Duration) *APIError {
+// waitError is the error of a wait that its context (or its maximum wait)
+// ended: the context's error, the last status seen, and, when the last
+// poll failed, that poll's HTTP status, message, Response and cause, so
+// that a wait against a dead port says "connection refused".
+func waitError(orderID string, last *PaymentStatus, failed, ctxErr error) *APIError {
+	state := "no status seen"
+	if last != nil {
+		state = "last status " + string(last.TxnStatus)
+	}
+	e := &APIError{Op: vocab.OpCheckPaymentStatus, OrderID: orderID, cause: ctxErr,
+		detail: "waiting for payment of order " + strconv.Quote(orderID) + ": " + state}
+	var poll *APIError
+	if errors.As(failed, &poll) {
+		e.HTTPStatus, e.StatusCode, e.Message, e.Response = poll.HTTPStatus, poll.StatusCode, poll.Message, poll.Response
+		if poll.detail != "" {
+			e.detail += "; last poll: " + poll.detail
+		}
+		e.cause = endedCause(ctxErr, poll.cause)
+	}
+	return e
+}
+
+// endedCause is the cause of what a context ended after a failure: the
+// context's error and, when there was one, the failure's own cause
+// (connection refused, ...), both matchable with errors.Is.
+func endedCause(ctxErr, last error) error {
+	if last == nil || errors.Is(last, ctxErr) {
+		return ctxErr
+	}
+	return ended{ctxErr, last}
+}
+
+type ended struct{ ctx, last error }
+
+func (e ended) Error() string   { return e.ctx.Error() + " (last error: " + e.last.Error() + ")" }
+func (e ended) Unwrap() []error { return []error{e.ctx, e.last} }
+
+// amountMismatchError is the error of a wait that saw a SUCCESS for another
+// amount than expected: ErrAmountMismatch, with that status's answer.
+func amountMismatchError(st *PaymentStatus, expected Money) *APIError {
+	return statusError(st, kindAmountMismatch, "order "+strconv.Quote(st.OrderID)+" paid "+st.Amount.String()+", expected "+expected.String())
+}
+
+// statusError is an error about a status the service did report: st's
+// order, message and Response, with kinds and detail.
+func statusError(st *PaymentStatus, kinds kind, detail string) *APIError {
 	e := &APIError{Op: vocab.OpCheckPaymentStatus, OrderID: st.OrderID, Message: st.Message,
-		Response: st.Response, kinds: kindNotFound,
-		detail: "order " + strconv.Quote(st.OrderID) + " still unknown to the service after " +
-			timeout.String() + " (WithUnknownOrderTimeout)"}
+		Response: st.Response, kinds: kinds, detail: detail}
 	if st.Response != nil {
 		e.HTTPStatus = st.Response.HTTPStatus
 		if env, err := wire.DecodeEnvelope(st.Response.Body); err == nil {
@@ -255,6 +301,31 @@ func unknownOrderError(st *PaymentStatus, timeout time.Duration) *APIError {
 		}
 	}
 	return e
+}
+
+// namedOrderError makes err an *APIError naming orderID, whatever its kind:
+// the batch's caller must be able to tell which order failed.
+func namedOrderError(orderID string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		if ae.OrderID == orderID {
+			return err
+		}
+		cp := *ae
+		cp.OrderID = orderID
+		return &cp
+	}
+	return &APIError{Op: vocab.OpCheckPaymentStatus, OrderID: orderID, detail: "order " + strconv.Quote(orderID), cause: err}
+}
+
+// unknownOrderError is the error of a wait that gave up on an unknown
+// order: ErrNotFound, with the last status check's answer.
+func unknownOrderError(st *PaymentStatus, timeout time.Duration) *APIError {
+	return statusError(st, kindNotFound, "order "+strconv.Quote(st.OrderID)+" still unknown to the service after "+
+		timeout.String()+" (WithUnknownOrderTimeout)")
 }
 
 // markOutcomeUnknown makes e ErrOutcomeUnknown: a 409 after an ambiguous

@@ -173,6 +173,7 @@ func ExampleClient_WaitForPayment() {
 	}
 	polls := 0
 	st, err := client.WaitForPayment(ctx, "ORD-4001",
+		upicollect.WithExpectedAmount(upicollect.Rupees(499)),             // another amount is ErrAmountMismatch
 		upicollect.WithPollInterval(time.Millisecond, 2*time.Millisecond), // production: seconds
 		upicollect.WithOnPoll(func(s *upicollect.PaymentStatus) {
 			fmt.Println("poll:", s.TxnStatus)
@@ -184,6 +185,8 @@ func ExampleClient_WaitForPayment() {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		fmt.Println("still unpaid; last status:", st.TxnStatus)
+	case errors.Is(err, upicollect.ErrAmountMismatch):
+		fmt.Println("paid", st.Amount, "instead of 499.00: do not credit")
 	case err != nil:
 		log.Fatal(err)
 	case st.Paid():

@@ -2,12 +2,8 @@ package upicollect
 
 import (
 	"context"
-	"errors"
 	"iter"
-	"strconv"
 	"sync"
-
-	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
 // BatchOption configures CheckPaymentStatuses.
@@ -122,22 +118,4 @@ func (c *Client) feedChecks(ctx context.Context, orderIDs iter.Seq[string], n in
 			}
 		}()
 	}
-}
-
-// namedOrderError makes err an *APIError naming orderID, whatever its kind:
-// the batch's caller must be able to tell which order failed.
-func namedOrderError(orderID string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ae *APIError
-	if errors.As(err, &ae) {
-		if ae.OrderID == orderID {
-			return err
-		}
-		cp := *ae
-		cp.OrderID = orderID
-		return &cp
-	}
-	return &APIError{Op: vocab.OpCheckPaymentStatus, OrderID: orderID, detail: "order " + strconv.Quote(orderID), cause: err}
 }

@@ -3,7 +3,6 @@ package upicollect
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -19,6 +18,7 @@ type waitSettings struct {
 	maxWait            time.Duration
 	onPoll             func(*PaymentStatus)
 	unknownTimeout     time.Duration // WithUnknownOrderTimeout; 0: none
+	expected           Money         // WithExpectedAmount; 0: any
 }
 
 // Polling defaults: the service documents no webhooks, and its own Android
@@ -72,6 +72,28 @@ func WithOnPoll(fn func(*PaymentStatus)) WaitOption {
 	return func(w *waitSettings) { w.onPoll = fn }
 }
 
+// WithExpectedAmount makes a SUCCESS for another amount than m end the wait
+// with that status and an *APIError matching ErrAmountMismatch: the payer
+// paid, but not what the order asks, and the order must not be credited as
+// paid. Zero or less expects no amount.
+func WithExpectedAmount(m Money) WaitOption {
+	return func(w *waitSettings) { w.expected = max(m, 0) }
+}
+
+// WithUnknownOrderTimeout ends a wait for an order that the service still
+// does not know after d (every status seen so far was NotFound): a typo, or
+// an order that was never created. WaitForPayment then returns the last
+// status and an *APIError matching ErrNotFound, carrying that status
+// check's HTTP status, statusCode, message and Response. Once any answer
+// shows the order known (a state other than the not-found shapes), d no
+// longer applies. The live service also answers "not found" for an order
+// nobody has started to pay, so choose a d longer than a payer takes to
+// open the payment (a few minutes); zero or less (the default) means the
+// wait ends only by its context or WithMaxWait.
+func WithUnknownOrderTimeout(d time.Duration) WaitOption {
+	return func(w *waitSettings) { w.unknownTimeout = max(d, 0) }
+}
+
 // WaitForPayment polls the status of orderID until it is terminal
 // (SUCCESS, FAIL, REJECT or a state this SDK does not know) and returns it.
 // A FAIL or REJECT is a result, not an error: check Paid.
@@ -84,13 +106,16 @@ func WithOnPoll(fn func(*PaymentStatus)) WaitOption {
 // (unauthorized, invalid request) ends the wait at once. When the context
 // ends or the maximum wait (DefaultMaxWait unless WithMaxWait) passes,
 // WaitForPayment returns the last status seen (nil if none) together with an
-// error matching context.DeadlineExceeded or context.Canceled. A 404 that is
-// not the service's own not-found answer (a wrong base URL) ends the wait at
-// once. Every wait between polls
-// ends when the context does. Polls count against the client's rate limit
-// (WithRateLimit or WithRateLimiter), so many concurrent waits share the
-// client's cap. A terminal status is reported to the client's Observer
-// (WithObserver) as a FinalState, with the time the wait took.
+// *APIError matching context.DeadlineExceeded or context.Canceled; when the
+// last poll failed, the error carries that poll's HTTP status, message and
+// cause (errors.Is(err, syscall.ECONNREFUSED) against a dead port). A 404
+// that is not the service's own not-found answer (a wrong base URL) ends
+// the wait at once. With WithExpectedAmount, a SUCCESS for another amount
+// ends it with ErrAmountMismatch. Every wait between polls ends when the
+// context does. Polls count against the client's rate limit (WithRateLimit
+// or WithRateLimiter), so many concurrent waits share the client's cap. A
+// terminal status is reported to the client's Observer (WithObserver) as a
+// FinalState, with the time the wait took.
 func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...WaitOption) (*PaymentStatus, error) {
 	c.mustInit()
 	w := waitSettings{minDelay: DefaultPollMin, maxDelay: DefaultPollMax, maxWait: DefaultMaxWait}
@@ -103,10 +128,14 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 	begun := c.clock.Now()
 	ctx, cancel := context.WithDeadline(ctx, begun.Add(w.maxWait))
 	defer cancel()
-	var last *PaymentStatus
+	var (
+		last   *PaymentStatus
+		failed error // the last poll's error, when the last poll failed
+	)
 	unknown := unknownOrderWatch{timeout: w.unknownTimeout, start: c.clock.Now()}
 	for n := 1; ; n++ {
 		st, err := c.CheckPaymentStatus(ctx, orderID)
+		failed = err
 		switch {
 		case err == nil:
 			last = st
@@ -117,13 +146,16 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 				if c.observer != nil {
 					c.observeFinal(ctx, orderID, st, begun)
 				}
+				if w.expected > 0 && st.Paid() && st.Amount != w.expected {
+					return st, amountMismatchError(st, w.expected)
+				}
 				return st, nil
 			}
 			if unknown.expired(st, c.clock.Now()) {
 				return st, unknownOrderError(st, w.unknownTimeout)
 			}
 		case ctx.Err() != nil:
-			return last, waitErr(orderID, last, ctx.Err())
+			return last, waitError(orderID, last, err, ctx.Err())
 		case !pollAgain(err):
 			return last, err
 		default:
@@ -132,7 +164,7 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 		}
 		delay := unknown.clip(retry.PollDelay(n, w.minDelay, w.maxDelay, c.rand), c.clock.Now())
 		if err := c.clock.Sleep(ctx, delay); err != nil {
-			return last, waitErr(orderID, last, err)
+			return last, waitError(orderID, last, failed, err)
 		}
 	}
 }
@@ -148,12 +180,4 @@ func pollAgain(err error) bool {
 	}
 	var ae *APIError
 	return !errors.As(err, &ae) || ae.HTTPStatus != http.StatusNotFound
-}
-
-func waitErr(orderID string, last *PaymentStatus, ctxErr error) error {
-	state := "no status seen"
-	if last != nil {
-		state = "last status " + string(last.TxnStatus)
-	}
-	return fmt.Errorf("upicollect: WaitForPayment %q: %s: %w", orderID, state, ctxErr)
 }

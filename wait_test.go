@@ -3,7 +3,9 @@ package upicollect_test
 import (
 	"context"
 	"math"
+	"net"
 	"net/http"
+	"syscall"
 	"testing"
 	"time"
 
@@ -310,4 +312,105 @@ func TestWaitForPaymentPollDelaysWithinBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWaitForPaymentExpectedAmount: a SUCCESS for another amount than
+// expected ends the wait with the status and ErrAmountMismatch; the
+// expected amount, a FAIL, or no expectation end it as before.
+func TestWaitForPaymentExpectedAmount(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		steps    []string
+		expected upicollect.Money
+		mismatch bool
+	}{
+		{"another amount", []string{pending, paid}, upicollect.Rupees(500), true},
+		{"a paisa less", []string{paid}, upicollect.Rupees(499) + 1, true},
+		{"the amount expected", []string{pending, paid}, upicollect.Rupees(499), false},
+		{"no expectation", []string{paid}, 0, false},
+		{"a negative expectation is none", []string{paid}, -1, false},
+		{"FAIL is no payment", []string{failed}, upicollect.Rupees(500), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, statusScript(t, tt.steps...))
+			c, _ := newClient(t, srv.BaseURL())
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			st, err := c.WaitForPayment(ctx, testStatusOrder, upicollect.WithExpectedAmount(tt.expected))
+			require.NotNil(t, st, "the status comes with the error")
+			assert.Equal(t, len(tt.steps), srv.Count())
+			if !tt.mismatch {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, upicollect.ErrAmountMismatch)
+			assertSentinels(t, err, upicollect.ErrAmountMismatch)
+			var ae *upicollect.APIError
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, testStatusOrder, ae.OrderID)
+			assert.Equal(t, 200, ae.HTTPStatus)
+			assert.Equal(t, 200, ae.StatusCode)
+			assert.Equal(t, "Payment was successful", ae.Message)
+			assert.Same(t, st.Response, ae.Response)
+			assert.Contains(t, err.Error(), "paid 499.00, expected "+tt.expected.String())
+			assert.True(t, st.Paid(), "the status says what the service said")
+		})
+	}
+}
+
+// TestWaitForPaymentCarriesTheLastPollsCause: a wait that ends while its
+// polls fail is an *APIError with the last poll's cause and answer: against
+// a dead port it says "connection refused", not only "no status seen".
+func TestWaitForPaymentCarriesTheLastPollsCause(t *testing.T) {
+	t.Parallel()
+	c, clk := newClient(t, deadURL(t), noRetry())
+	ctx, cancel := context.WithDeadline(context.Background(), clk.Now().Add(5*time.Second))
+	defer cancel()
+	bound, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	st, err := c.WaitForPayment(bound, testStatusOrder)
+	assert.Nil(t, st)
+	var ae *upicollect.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorIs(t, err, syscall.ECONNREFUSED)
+	assert.Equal(t, testStatusOrder, ae.OrderID)
+	assert.Contains(t, err.Error(), "no status seen")
+	assert.Contains(t, err.Error(), "connection refused")
+
+	// A poll that failed with an answer: its status and message come along.
+	srv := newTestServer(t, statusScript(t, pending, "500"))
+	c, clk = newClient(t, srv.BaseURL(), noRetry())
+	ctx2, cancel2 := context.WithDeadline(context.Background(), clk.Now().Add(4*time.Second))
+	defer cancel2()
+	st, err = c.WaitForPayment(ctx2, testStatusOrder)
+	require.NotNil(t, st)
+	require.ErrorAs(t, err, &ae)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, 500, ae.HTTPStatus)
+	assert.NotNil(t, ae.Response)
+	assert.Contains(t, err.Error(), "last status PENDING")
+	assert.NotErrorIs(t, err, upicollect.ErrServer, "the wait's error is the deadline, the poll's answer its detail")
+
+	// A wait whose last poll succeeded carries no poll error.
+	srv = newTestServer(t, statusScript(t, pending))
+	c, clk = newClient(t, srv.BaseURL(), noRetry())
+	ctx3, cancel3 := context.WithDeadline(context.Background(), clk.Now().Add(3*time.Second))
+	defer cancel3()
+	_, err = c.WaitForPayment(ctx3, testStatusOrder)
+	require.ErrorAs(t, err, &ae)
+	assert.Zero(t, ae.HTTPStatus)
+	assert.Nil(t, ae.Response)
+}
+
+// deadURL is the base URL of a loopback port nothing listens on.
+func deadURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return "http://" + addr
 }

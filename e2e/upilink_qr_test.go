@@ -22,7 +22,7 @@ func TestUpilinkQRDecodes(t *testing.T) {
 		"tez://upi/pay?pa=m@ybl&pn=M&am=100000.00&tr=" + strings.Repeat("x", 80) + "&mc=5411",
 	}
 	for _, link := range links {
-		img, err := upilink.PNG(link, 8)
+		img, err := upilink.PNG(link, 512)
 		require.NoError(t, err)
 		text, located, err := decodeQR(img)
 		require.NoError(t, err, "PNG of %s", link)

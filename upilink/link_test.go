@@ -1,6 +1,8 @@
 package upilink
 
 import (
+	"bytes"
+	"image/png"
 	"net/url"
 	"strings"
 	"testing"
@@ -122,20 +124,51 @@ func TestLint(t *testing.T) {
 	}
 }
 
+// TestPNG: size is the image's width and height in pixels, as
+// skip2/go-qrcode and `upicollect qr --size` mean it.
 func TestPNG(t *testing.T) {
-	png, err := PNG("upi://pay?pa=shop@okaxis&am=1.00", 4)
-	require.NoError(t, err)
-	assert.Equal(t, "\x89PNG", string(png[:4]))
-	for _, bad := range []int{0, 65} {
-		_, err := PNG("x", bad)
-		assert.Error(t, err)
+	for _, size := range []int{29 + 8, 100, 256, 512, 2048} {
+		b, err := PNG("upi://pay?pa=shop@okaxis&am=1.00", size)
+		require.NoError(t, err, size)
+		assert.Equal(t, "\x89PNG", string(b[:4]))
+		cfg, err := png.DecodeConfig(bytes.NewReader(b))
+		require.NoError(t, err)
+		assert.Equal(t, size, cfg.Width, "width")
+		assert.Equal(t, size, cfg.Height, "height")
 	}
-	_, err = PNG(strings.Repeat("x", 5000), 4)
+	for _, bad := range []int{-1, 0, 4, 36, 8193} {
+		_, err := PNG("upi://pay?pa=shop@okaxis&am=1.00", bad)
+		assert.Error(t, err, bad)
+	}
+	_, err := PNG(strings.Repeat("x", 5000), 512)
 	assert.Error(t, err, "too long for any QR version")
 }
 
-// TestTerminalDrawsEveryModule reads the half blocks back into modules and
-// compares them with the encoder's own bitmap, quiet zone included.
+// TestPNGModules: the code fills the image at the largest whole scale, the
+// quiet zone at least four modules, the left-over pixels in the margin.
+func TestPNGModules(t *testing.T) {
+	b, err := PNG("upi://pay?pa=shop@okaxis&am=1.00", 300)
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(b))
+	require.NoError(t, err)
+	dark := func(x, y int) bool { r, _, _, _ := img.At(x, y).RGBA(); return r < 0x8000 }
+	first, last := -1, -1
+	for x := 0; x < 300; x++ {
+		for y := 0; y < 300; y++ {
+			if dark(x, y) {
+				if first < 0 {
+					first = x
+				}
+				last = x
+			}
+		}
+	}
+	// A 29-module code (version 3) with the quiet zone is 37 modules: 8
+	// pixels each, 296 pixels, 4 left over, 2 on each side.
+	assert.Equal(t, 2+4*8, first, "left margin: 2 left over + 4 quiet modules")
+	assert.Equal(t, 300-1-(2+4*8), last, "right margin")
+}
+
 func TestTerminalDrawsEveryModule(t *testing.T) {
 	text := "upi://pay?pa=shop@okaxis&pn=Chai%20Shop&am=499.00&tr=ord_1"
 	c, err := qrcode.Encode(text, qr.M)

@@ -9,14 +9,19 @@ import (
 	"github.com/upicollect/upicollect-go/internal/qrcode"
 )
 
-// PNG draws text (usually a link's String) as a QR code in PNG: size pixels
-// per module (1 to 64), with the standard quiet zone of four modules and the
-// data mask the QR standard's penalty score picks.
+// PNG draws text (usually a link's String) as a QR code in PNG, size pixels
+// wide and high, as skip2/go-qrcode and `upicollect qr --size` mean it: the
+// largest whole number of pixels per module that fits the code and the
+// standard quiet zone of four modules, the pixels left over widening the
+// margin, with the data mask the QR standard's penalty score picks. A size
+// too small for one pixel per module, or above 8192, is an error, as is
+// text longer than a QR code holds.
 func PNG(text string, size int) ([]byte, error) {
-	if size < 1 || size > 64 {
-		return nil, errors.New("upilink: PNG: size must be 1 to 64 pixels per module")
+	b, err := qrcode.PNGWidth(text, size)
+	if err != nil {
+		return nil, errors.New("upilink: PNG: " + err.Error())
 	}
-	return qrcode.PNG(text, size)
+	return b, nil
 }
 
 // terminalQuiet is the quiet zone Terminal draws, in modules: smaller than

@@ -6,7 +6,11 @@
 package qrcode
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"image"
+	"image/png"
 
 	"rsc.io/qr"
 	"rsc.io/qr/coding"
@@ -59,6 +63,53 @@ func PNG(text string, scale int) ([]byte, error) {
 	c.Scale = scale
 	return c.PNG(), nil
 }
+
+// MaxWidth bounds PNGWidth's image: 8192 pixels a side is 64 MiB of
+// pixels in memory, more than any screen or print needs.
+const MaxWidth = 8192
+
+// PNGWidth renders the QR code of text (level M) as a PNG width pixels wide
+// and high: the largest whole number of pixels per module that fits the code
+// and the standard quiet zone of four modules on each side; pixels left over
+// widen the margin. A width too small for one pixel per module, or above
+// MaxWidth, is an error.
+func PNGWidth(text string, width int) ([]byte, error) {
+	c, err := Encode(text, qr.M)
+	if err != nil {
+		return nil, err
+	}
+	need := c.Size + 2*quietZone
+	if width < need || width > MaxWidth {
+		return nil, fmt.Errorf("width %d pixels: this code needs %d to %d", width, need, MaxWidth)
+	}
+	scale := width / need
+	offset := (width - c.Size*scale) / 2
+	img := image.NewGray(image.Rect(0, 0, width, width))
+	for i := range img.Pix {
+		img.Pix[i] = 0xff
+	}
+	for y := 0; y < c.Size; y++ {
+		for x := 0; x < c.Size; x++ {
+			if !c.Black(x, y) {
+				continue
+			}
+			for dy := 0; dy < scale; dy++ {
+				row := img.Pix[(offset+y*scale+dy)*img.Stride:]
+				for dx := 0; dx < scale; dx++ {
+					row[offset+x*scale+dx] = 0
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// quietZone is the standard's margin around a code, in modules.
+const quietZone = 4
 
 // Penalty scores a symbol by the standard's four rules: runs of five or
 // more modules of one colour, 2x2 blocks of one colour, finder-like
