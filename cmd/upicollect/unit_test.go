@@ -317,3 +317,13 @@ func TestVersionOneSource(t *testing.T) {
 	assert.Contains(t, r.stdout, `"version":"`+upicollect.Version+`"`)
 	assert.Equal(t, upicollect.Version, cliVersion())
 }
+
+// TestMaxWaitFor: --timeout is the SDK's bound too, beyond its 15-minute
+// default, and 0 is as good as no bound.
+func TestMaxWaitFor(t *testing.T) {
+	assert.Equal(t, time.Hour, maxWaitFor(time.Hour))
+	assert.Equal(t, time.Second, maxWaitFor(time.Second))
+	assert.Equal(t, untilInterrupted, maxWaitFor(0))
+	assert.Greater(t, maxWaitFor(0), 50*365*24*time.Hour)
+	assert.True(t, time.Now().Add(maxWaitFor(0)).After(time.Now()), "no overflow")
+}

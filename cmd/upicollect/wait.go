@@ -99,6 +99,7 @@ func (a *app) wait(c *upicollect.Client, orderID string, lim waitLimits) error {
 		p.sp = startSpinner(a.stderr, orderID, a.getenv(envNoColor) == "")
 	}
 	opts := []upicollect.WaitOption{upicollect.WithOnPoll(p.seen), upicollect.WithUnknownOrderTimeout(lim.unknown)}
+	opts = append(opts, upicollect.WithMaxWait(maxWaitFor(timeout)))
 	if poll > 0 {
 		opts = append(opts, upicollect.WithPollInterval(poll, 4*poll))
 	}
@@ -130,6 +131,21 @@ func (a *app) wait(c *upicollect.Client, orderID string, lim waitLimits) error {
 		return err
 	}
 	return silentExit(statusExit(st.TxnStatus))
+}
+
+// untilInterrupted is the SDK's bound for `wait --timeout 0`: the SDK has
+// no unbounded wait (DefaultMaxWait is 15 minutes), and a century is as
+// good as until Ctrl-C.
+const untilInterrupted = 100 * 365 * 24 * time.Hour
+
+// maxWaitFor is the SDK's WithMaxWait for --timeout: the timeout itself,
+// so that one longer than DefaultMaxWait is honoured, or untilInterrupted
+// for 0.
+func maxWaitFor(timeout time.Duration) time.Duration {
+	if timeout <= 0 {
+		return untilInterrupted
+	}
+	return timeout
 }
 
 // sameStatus reports whether a and b print the same.
