@@ -467,7 +467,7 @@ func TestErrorType(t *testing.T) {
 		want string
 	}{
 		{401, "unauthorized"}, {400, "invalid_request"}, {409, "duplicate_order_id"},
-		{429, "rate_limited"}, {503, "server_error"}, {502, "server_error"},
+		{429, "rate_limited"}, {503, "server_error"}, {502, "server_error"}, {404, "not_found"},
 	} {
 		srv := newTestServer(t, script(t, tt.code))
 		c, _ := newClient(t, srv.BaseURL(), noRetry())
@@ -487,4 +487,18 @@ func TestErrorType(t *testing.T) {
 func newClientOnly(t *testing.T, base string) *upicollect.Client {
 	c, _ := newClient(t, base, noRetry())
 	return c
+}
+
+// TestNopObserver: the no-op observer returns the contexts it is given,
+// and a client without an observer ignores ObserveFinalState.
+func TestNopObserver(t *testing.T) {
+	t.Parallel()
+	ctx := context.WithValue(context.Background(), spanKey{}, "x")
+	var o upicollect.Observer = upicollect.NopObserver{}
+	assert.Equal(t, ctx, o.StartCall(ctx, upicollect.CallInfo{}))
+	assert.Equal(t, ctx, o.StartAttempt(ctx, upicollect.CallInfo{}, 1))
+	o.EndAttempt(ctx, upicollect.CallInfo{}, upicollect.AttemptEnd{})
+	o.EndCall(ctx, upicollect.CallInfo{}, upicollect.CallEnd{})
+	o.FinalState(ctx, upicollect.FinalState{})
+	newClientOnly(t, "http://127.0.0.1:1").ObserveFinalState(ctx, upicollect.FinalState{OrderID: "ORD-1"})
 }
