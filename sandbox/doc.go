@@ -44,12 +44,15 @@
 //	401 mid not this merchant's: {…,"statusCode":401,"msg":"Invalid mid"}
 //	404 unknown operation under /v1/payments/
 //	405 a method other than POST (Allow: POST)
-//	409 order_id already used by an intent or request: {…,"statusCode":409,"msg":"Order ID already exists"}
+//	409 order_id already used by another order: {…,"statusCode":409,"msg":"Order ID already exists"}
 //	413 body over 1 MiB
 //	415 a Content-Type other than the three above
+//	429 beyond the quota of WithRateLimit, with Retry-After: {…,"statusCode":429,"msg":"Too many requests; retry later"}
 //
-// Checks run in this order: Authorization, body, mid, then the fields in
-// the document's table order; the first problem is answered.
+// Checks run in this order: the operation and method, the quota (calls with
+// the merchant's credentials only), scripted faults, Authorization, body,
+// mid, then the fields in the document's table order; the first problem is
+// answered.
 //
 // Field rules: amount is rupees from 1 to 100000, as a number or a string
 // ("499", "123.00", 123.0), read exactly, digits and an optional decimal
@@ -76,7 +79,16 @@
 // "2006-01-02 15:04:05" in India time, UTC+05:30), amount as a string
 // ("499"), orderId and merchantName. createPaymentRequest data: orderId and
 // payment_url (the hosted page). createPaymentLink data: payment_link (the
-// hosted page).
+// hosted page). Absolute links use the request's scheme and Host, or
+// WithPublicURL.
+//
+// checkPaymentStatus of a SUCCESS order:
+//
+//	{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"Transaction is successful",
+//	 "data":{"amount":499,"UTR":"<12 digits>","order_id":"…"}}
+//
+// with amount a JSON number in rupees (499, or 1.08 after SettleWith with
+// PaidPaise 108), never through a float.
 //
 // # Hosted checkout
 //
@@ -93,16 +105,7 @@
 // confirms with checkPaymentStatus. The checkout page has no expiry. The
 // bodies the vendor's PHP SDK, WooCommerce plugin and WHMCS module send
 // (JSON with escaped slashes, "123.00", a utz_ order id, woo_order_id, the
-// phone as typed) get these answers. Absolute links use the request's scheme and Host, or
-// WithPublicURL.
-//
-// checkPaymentStatus of a SUCCESS order:
-//
-//	{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"Transaction is successful",
-//	 "data":{"amount":499,"UTR":"<12 digits>","order_id":"…"}}
-//
-// with amount a JSON number in rupees (499, or 1.08 after SettleWith with
-// PaidPaise 108), never through a float.
+// phone as typed) get these answers.
 //
 // # Orders and sandbox time
 //
