@@ -43,13 +43,14 @@ func TestDecide(t *testing.T) {
 		unauth    = refusal(401, "")
 		notFound  = refusal(404, "")
 	)
-	tests := []struct {
+	type decideCase struct {
 		name string
 		s    safety
 		o    attempt
 		n    int
 		want want
-	}{
+	}
+	tests := []decideCase{
 		{"status never sent", readOnly, sent, 1, want{true, false, retry.RetryCost, "not sent: refused"}},
 		{"keyed never sent", keyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: refused"}},
 		{"unkeyed never sent", unkeyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: refused"}},
@@ -87,37 +88,13 @@ func TestDecide(t *testing.T) {
 	for _, code := range []int{500, 502, 503, 504} {
 		r := fmt.Sprintf("server error (%d)", code)
 		tests = append(tests,
-			struct {
-				name string
-				s    safety
-				o    attempt
-				n    int
-				want want
-			}{fmt.Sprintf("status %d", code), readOnly, server(code), 1, want{true, false, retry.RetryCost, r}},
-			struct {
-				name string
-				s    safety
-				o    attempt
-				n    int
-				want want
-			}{fmt.Sprintf("keyed %d", code), keyedCreate, server(code), 1, want{true, true, retry.RetryCost, r}},
-			struct {
-				name string
-				s    safety
-				o    attempt
-				n    int
-				want want
-			}{fmt.Sprintf("unkeyed %d", code), unkeyedCreate, server(code), 1, want{false, true, retry.RetryCost, r}},
+			decideCase{fmt.Sprintf("status %d", code), readOnly, server(code), 1, want{true, false, retry.RetryCost, r}},
+			decideCase{fmt.Sprintf("keyed %d", code), keyedCreate, server(code), 1, want{true, true, retry.RetryCost, r}},
+			decideCase{fmt.Sprintf("unkeyed %d", code), unkeyedCreate, server(code), 1, want{false, true, retry.RetryCost, r}},
 		)
 	}
 	// 501 and 505 are not transient.
-	tests = append(tests, struct {
-		name string
-		s    safety
-		o    attempt
-		n    int
-		want want
-	}{"status 501", readOnly, server(501), 1, no})
+	tests = append(tests, decideCase{"status 501", readOnly, server(501), 1, no})
 
 	for _, tt := range tests {
 		v := decide(tt.s, p, &tt.o, tt.n, false, now, half)

@@ -158,24 +158,21 @@ func longestAlnumRun(s string) string {
 
 // mayHold reports whether text may hold a form: it holds an anchor.
 func (f *Filter) mayHold(text []byte) bool {
-	if f == nil || f.s == nil {
-		return false
-	}
-	for _, a := range f.s.anchorBytes {
-		if bytes.Contains(text, a) {
-			return true
-		}
-	}
-	return false
+	return f.anchored(func(i int) bool { return bytes.Contains(text, f.s.anchorBytes[i]) })
 }
 
 // mayHoldString is mayHold for a string, without converting it.
 func (f *Filter) mayHoldString(text string) bool {
+	return f.anchored(func(i int) bool { return strings.Contains(text, f.s.anchors[i]) })
+}
+
+// anchored reports whether contains finds any of the anchors, by index.
+func (f *Filter) anchored(contains func(anchor int) bool) bool {
 	if f == nil || f.s == nil {
 		return false
 	}
-	for _, a := range f.s.anchors {
-		if strings.Contains(text, a) {
+	for i := range f.s.anchors {
+		if contains(i) {
 			return true
 		}
 	}
