@@ -39,16 +39,16 @@ type Store interface {
 
 // Lease is a Store's hold on one due order, granted by Store.Lease.
 type Lease struct {
-	Order Order
-	State State
-	Due   time.Time
+	Order Order     // the order leased
+	State State     // its state when leased
+	Due   time.Time // when it was due
 	// Token identifies the lease; Commit and Release present it.
 	Token string
 }
 
 // Update is what one check changed about an order.
 type Update struct {
-	State State
+	State State     // the order's new state (or the same)
 	Next  time.Time // the next check; zero when the order is done
 	Event *Event    // the event to record and deliver; nil for none
 }

@@ -15,9 +15,9 @@ import (
 // Order is what a merchant tracks: the order id given to the service, the
 // amount the merchant expects to be paid, and when the order was created.
 type Order struct {
-	ID      string
+	ID      string           // the order id given to the service
 	Amount  upicollect.Money // what the merchant expects to be paid
-	Created time.Time
+	Created time.Time        // when the order was created: its schedule counts from here
 }
 
 // Result is what an Event reports about an order.
@@ -36,8 +36,8 @@ const (
 
 // Event is one change in an order's outcome, delivered to the Handler.
 type Event struct {
-	Order  Order
-	Result Result
+	Order  Order  // the order as tracked
+	Result Result // what happened to it
 	// Status is the status check's answer that produced the event.
 	Status *upicollect.PaymentStatus
 	// At is the time passed to the Step that found it.
@@ -56,11 +56,11 @@ type Handler func(ctx context.Context, e Event) error
 // Stats counts what a Step did.
 type Stats struct {
 	Checked  int // status checks answered
-	Paid     int // events delivered, by result
-	Failed   int
-	LatePaid int
-	Expired  int
-	Mismatch int
+	Paid     int // Paid events delivered
+	Failed   int // Failed events delivered
+	LatePaid int // LatePaid events delivered
+	Expired  int // Expired events delivered
+	Mismatch int // Mismatch events delivered
 	Pending  int // checks that found nothing new
 	// Errors counts checks that failed (the order is checked again at its
 	// next scheduled time), handlers that failed (the event comes again at

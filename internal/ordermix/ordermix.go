@@ -33,6 +33,7 @@ const (
 
 var kindNames = [...]string{"paid within 10 min", "failed", "failed then paid 2-48 h later", "paid 30 min-6 h later", "never paid"}
 
+// String names the kind as the mix describes it.
 func (k Kind) String() string { return kindNames[k] }
 
 // Kinds lists every kind in order.

@@ -52,6 +52,7 @@ const (
 	SQLite                      // SQLite 3.35 or later
 )
 
+// String names the database: "PostgreSQL" or "SQLite".
 func (d Dialect) String() string {
 	switch d {
 	case Postgres:
