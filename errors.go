@@ -272,6 +272,10 @@ func waitError(orderID string, last *PaymentStatus, failed, ctxErr error) *APIEr
 // context's error and, when there was one, the failure's own cause
 // (connection refused, ...), both matchable with errors.Is.
 func endedCause(ctxErr, last error) error {
+	var both ended
+	if errors.As(last, &both) { // a poll the context ended mid-call already says both
+		return both
+	}
 	if last == nil || errors.Is(last, ctxErr) {
 		return ctxErr
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/upicollect/upicollect-go/internal/retry"
@@ -135,7 +136,9 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 	unknown := unknownOrderWatch{timeout: w.unknownTimeout, start: c.clock.Now()}
 	for n := 1; ; n++ {
 		st, err := c.CheckPaymentStatus(ctx, orderID)
-		failed = err
+		if err == nil || failed == nil || saysMoreThanContext(err) {
+			failed = err // a poll the context cut short before it learned anything keeps the one before
+		}
 		switch {
 		case err == nil:
 			last = st
@@ -155,7 +158,7 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 				return st, unknownOrderError(st, w.unknownTimeout)
 			}
 		case ctx.Err() != nil:
-			return last, waitError(orderID, last, err, ctx.Err())
+			return last, waitError(orderID, last, failed, ctx.Err())
 		case !pollAgain(err):
 			return last, err
 		default:
@@ -167,6 +170,21 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 			return last, waitError(orderID, last, failed, err)
 		}
 	}
+}
+
+// saysMoreThanContext reports whether a failed poll learned something
+// beyond its context's end: an answer, or a transport error of its own
+// (connection refused, ...).
+func saysMoreThanContext(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return true
+	}
+	if ae.HTTPStatus != 0 {
+		return true
+	}
+	var ue *url.Error
+	return errors.As(err, &ue) && !errors.Is(ue.Err, context.Canceled) && !errors.Is(ue.Err, context.DeadlineExceeded)
 }
 
 // pollAgain reports whether a failed poll may succeed on a later poll. Any
