@@ -64,6 +64,7 @@ var sdkExits = []struct {
 	{upicollect.ErrValidation, exitUsage, kindValidation},
 	{upicollect.ErrUnauthorized, exitUnauthorized, kindUnauthorized},
 	{upicollect.ErrOutcomeUnknown, exitUnknown, kindOutcome},
+	{upicollect.ErrAmountMismatch, exitPaymentFailed, "amount_mismatch"},
 	{upicollect.ErrDuplicateOrderID, exitRefused, "duplicate_order_id"},
 	{upicollect.ErrInvalidRequest, exitRefused, "invalid_request"},
 	{upicollect.ErrNotFound, exitRefused, "not_found"},

@@ -14,14 +14,16 @@ const exitCodesHelp = `Exit codes of upicollect:
   4    unauthorized: credentials missing or rejected
   5    outcome unknown: a create may or may not have taken effect (check the
        order's status before creating it again), or wait timed out
-  6    the payment ended FAIL or REJECT (status and wait)
+  6    the payment ended FAIL or REJECT (status and wait), or SUCCESS for
+       another amount than wait --amount
   130  interrupted (Ctrl-C; 143 when stopped by SIGTERM)
 
 With --json, every failure is also printed on stdout as
   {"error":{"kind":"...","message":"..."}}
 where kind is one of usage, validation, unauthorized, outcome_unknown,
-timeout, interrupted, duplicate_order_id, invalid_request, not_found,
-rate_limited, server_error, unexpected_response, refused, network, failure.`
+timeout, interrupted, amount_mismatch, duplicate_order_id, invalid_request,
+not_found, rate_limited, server_error, unexpected_response, refused,
+network, failure.`
 
 const environmentHelp = `Environment variables read by intent, request, order, link, status and wait
 (a flag, when given, wins over its variable):

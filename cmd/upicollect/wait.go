@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -17,6 +19,7 @@ func (a *app) waitCmd() *cobra.Command {
 		timeout time.Duration
 		unknown time.Duration
 		poll    time.Duration
+		amount  upicollect.Money
 	)
 	cmd := &cobra.Command{
 		Use:   "wait ORDER_ID",
@@ -26,9 +29,12 @@ SUCCESS, 6 on FAIL or REJECT, 5 when --timeout passes first, 130 on Ctrl-C.
 An order the service still does not know after --unknown-timeout (a typo,
 an order never created) ends the wait with exit 3; the default is longer
 than an intent or a collect request lives, so a real payer is never cut off.
+With --amount, a SUCCESS for another amount exits 6: paid, but not as
+ordered. A wait that fails says what the last check saw and why it failed
+("connection refused").
 On a terminal a spinner on stderr shows the time waited and the current
 status. With --json, one line per status change, the final status last.`,
-		Example: `  upicollect wait ORD20261122150405ABCD1234 --timeout 10m && echo paid
+		Example: `  upicollect wait ORD20261122150405ABCD1234 --timeout 10m --amount 499 && echo paid
   upicollect wait ORD20261122150405ABCD1234 --json | jq -r .txn_status`,
 		Args:              exactArgs("ORDER_ID"),
 		ValidArgsFunction: cobra.NoFileCompletions, // order IDs and links are not files
@@ -38,7 +44,7 @@ status. With --json, one line per status change, the final status last.`,
 				return err
 			}
 			defer c.CloseIdleConnections()
-			return a.wait(c, args[0], waitLimits{timeout: timeout, unknown: unknown, poll: poll})
+			return a.wait(c, args[0], waitLimits{timeout: timeout, unknown: unknown, poll: poll, amount: amount})
 		}),
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long (exit 5); 0 waits until Ctrl-C")
@@ -46,6 +52,7 @@ status. With --json, one line per status change, the final status last.`,
 		"give up on an order the service still does not know after this long (exit 3); 0 never")
 	cmd.Flags().DurationVar(&poll, "poll-interval", 0, "shortest time between status checks (default: the SDK's)")
 	_ = cmd.Flags().MarkHidden("poll-interval")
+	cmd.Flags().Var(moneyFlag{&amount}, "amount", "the amount the order asks, in rupees: a SUCCESS for another amount exits 6")
 	a.addConnFlags(cmd, &conn, false)
 	return cmd
 }
@@ -81,10 +88,13 @@ func (p *statusPrinter) seen(st *upicollect.PaymentStatus) {
 // --timeout, or forever with --timeout 0.
 const defaultUnknownTimeout = 10 * time.Minute
 
-// waitLimits are wait's durations: the whole wait, the wait for an order
-// the service does not know, and the shortest time between polls (0: the
-// SDK's).
-type waitLimits struct{ timeout, unknown, poll time.Duration }
+// waitLimits are what ends a wait: its whole length, the wait for an order
+// the service does not know, the shortest time between polls (0: the
+// SDK's), and the amount a SUCCESS must be for (0: any).
+type waitLimits struct {
+	timeout, unknown, poll time.Duration
+	amount                 upicollect.Money
+}
 
 func (a *app) wait(c *upicollect.Client, orderID string, lim waitLimits) error {
 	timeout, poll := lim.timeout, lim.poll
@@ -98,7 +108,8 @@ func (a *app) wait(c *upicollect.Client, orderID string, lim waitLimits) error {
 	if showSpinner(a.json, a.stderrTTY, a.getenv) {
 		p.sp = startSpinner(a.stderr, orderID, a.getenv(envNoColor) == "")
 	}
-	opts := []upicollect.WaitOption{upicollect.WithOnPoll(p.seen), upicollect.WithUnknownOrderTimeout(lim.unknown)}
+	opts := []upicollect.WaitOption{upicollect.WithOnPoll(p.seen), upicollect.WithUnknownOrderTimeout(lim.unknown),
+		upicollect.WithExpectedAmount(lim.amount)}
 	opts = append(opts, upicollect.WithMaxWait(maxWaitFor(timeout)))
 	if poll > 0 {
 		opts = append(opts, upicollect.WithPollInterval(poll, 4*poll))
@@ -108,22 +119,7 @@ func (a *app) wait(c *upicollect.Client, orderID string, lim waitLimits) error {
 		p.sp.stop()
 	}
 	if err != nil {
-		last := "no status seen"
-		if st != nil {
-			last = "still " + shortStatus(st)
-		}
-		switch {
-		case a.ctx.Err() != nil:
-			return interrupted(a.ctx, fmt.Errorf("order %s: %s", orderID, last))
-		case errors.Is(err, context.DeadlineExceeded):
-			return &exitError{code: exitUnknown, kind: kindTimeout,
-				err: fmt.Errorf("order %s: %s after %s", orderID, last, timeout)}
-		case errors.Is(err, upicollect.ErrNotFound) && st != nil && st.NotFound:
-			return &exitError{code: exitRefused, kind: "not_found", err: fmt.Errorf(
-				"order %s: not found: the service still does not know this order after %s (--unknown-timeout): a typo, or an order never created",
-				orderID, lim.unknown)}
-		}
-		return err
+		return a.waitFailed(orderID, st, err, lim, p)
 	}
 	if a.json {
 		p.seen(st) // printed only if the last poll's line was not this one
@@ -146,6 +142,59 @@ func maxWaitFor(timeout time.Duration) time.Duration {
 		return untilInterrupted
 	}
 	return timeout
+}
+
+// waitFailed is the error of a wait that ended without a final state as
+// ordered: interrupted, timed out, an order still unknown, or a SUCCESS
+// for another amount than --amount. Each says what the last check saw,
+// and why it failed when it did ("connection refused").
+func (a *app) waitFailed(orderID string, st *upicollect.PaymentStatus, err error, lim waitLimits, p *statusPrinter) error {
+	last := "no status seen"
+	if st != nil {
+		last = "still " + shortStatus(st)
+	}
+	if why := lastCheckFailure(err); why != "" {
+		last += "; the last check failed: " + why
+	}
+	switch {
+	case a.ctx.Err() != nil:
+		return interrupted(a.ctx, fmt.Errorf("order %s: %s", orderID, last))
+	case errors.Is(err, context.DeadlineExceeded):
+		return &exitError{code: exitUnknown, kind: kindTimeout,
+			err: fmt.Errorf("order %s: %s after %s", orderID, last, lim.timeout)}
+	case errors.Is(err, upicollect.ErrNotFound) && st != nil && st.NotFound:
+		return &exitError{code: exitRefused, kind: "not_found", err: fmt.Errorf(
+			"order %s: not found: the service still does not know this order after %s (--unknown-timeout): a typo, or an order never created",
+			orderID, lim.unknown)}
+	case errors.Is(err, upicollect.ErrAmountMismatch) && st != nil:
+		if a.json {
+			p.seen(st)
+		} else if perr := a.printStatus(st); perr != nil {
+			return perr
+		}
+		return &exitError{code: exitPaymentFailed, kind: "amount_mismatch", err: fmt.Errorf(
+			"order %s: paid %s, but --amount is %s: not paid as ordered; do not ship it", orderID, st.Amount, lim.amount)}
+	}
+	return err
+}
+
+// lastCheckFailure says why the last status check of a failed wait failed,
+// from WaitForPayment's error: the network's reason ("dial tcp …: connect:
+// connection refused"), or the service's answer; "" when it did not fail.
+func lastCheckFailure(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) && !errors.Is(ue.Err, context.Canceled) && !errors.Is(ue.Err, context.DeadlineExceeded) {
+		return ue.Err.Error() // without the request's URL, which the user gave
+	}
+	var ae *upicollect.APIError
+	if errors.As(err, &ae) && ae.HTTPStatus != 0 {
+		why := "HTTP " + strconv.Itoa(ae.HTTPStatus)
+		if ae.Message != "" {
+			why += ": " + ae.Message
+		}
+		return why
+	}
+	return ""
 }
 
 // sameStatus reports whether a and b print the same.
