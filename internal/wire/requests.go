@@ -66,17 +66,9 @@ func (r *StatusRequest) Encode() string {
 // Encode returns the form body of createPaymentIntent.
 func (r *IntentRequest) Encode() string {
 	var f form
-	f.grow(len(r.MID) + len(r.OrderID) + len(r.RedirectURL) + len(r.Note) +
-		len(r.CustomerName) + len(r.CustomerEmail) + len(r.CustomerMobile))
-	f.addInt("amount", r.Amount)
-	f.add("customer_email", r.CustomerEmail)
-	f.add("customer_mobile", r.CustomerMobile)
-	f.add("customer_name", r.CustomerName)
-	f.add("mid", r.MID)
-	f.add("note", r.Note)
-	if r.OrderID != "" {
-		f.add("order_id", r.OrderID)
-	}
+	f.createFields(r.Amount, r.CustomerEmail, r.CustomerMobile, r.CustomerName, r.MID, r.Note,
+		len(r.OrderID)+len(r.RedirectURL))
+	f.addUnlessEmpty("order_id", r.OrderID)
 	f.add("redirect_url", r.RedirectURL)
 	return f.String()
 }
@@ -84,17 +76,9 @@ func (r *IntentRequest) Encode() string {
 // Encode returns the form body of createPaymentRequest.
 func (r *PaymentRequestRequest) Encode() string {
 	var f form
-	f.grow(len(r.MID) + len(r.OrderID) + len(r.VPA) + len(r.Note) +
-		len(r.CustomerName) + len(r.CustomerEmail) + len(r.CustomerMobile))
-	f.addInt("amount", r.Amount)
-	f.add("customer_email", r.CustomerEmail)
-	f.add("customer_mobile", r.CustomerMobile)
-	f.add("customer_name", r.CustomerName)
-	f.add("mid", r.MID)
-	f.add("note", r.Note)
-	if r.OrderID != "" {
-		f.add("order_id", r.OrderID)
-	}
+	f.createFields(r.Amount, r.CustomerEmail, r.CustomerMobile, r.CustomerName, r.MID, r.Note,
+		len(r.OrderID)+len(r.VPA))
+	f.addUnlessEmpty("order_id", r.OrderID)
 	f.add("vpa", r.VPA)
 	return f.String()
 }
@@ -102,14 +86,20 @@ func (r *PaymentRequestRequest) Encode() string {
 // Encode returns the form body of createPaymentLink.
 func (r *LinkRequest) Encode() string {
 	var f form
-	f.grow(len(r.MID) + len(r.Note) + len(r.CustomerName) + len(r.CustomerEmail) + len(r.CustomerMobile))
-	f.addInt("amount", r.Amount)
-	f.add("customer_email", r.CustomerEmail)
-	f.add("customer_mobile", r.CustomerMobile)
-	f.add("customer_name", r.CustomerName)
-	f.add("mid", r.MID)
-	f.add("note", r.Note)
+	f.createFields(r.Amount, r.CustomerEmail, r.CustomerMobile, r.CustomerName, r.MID, r.Note, 0)
 	return f.String()
+}
+
+// createFields starts a create's body with the fields every create has, in
+// key order (amount to note); rest is the length of the values to follow.
+func (f *form) createFields(amount int64, email, mobile, name, mid, note string, rest int) {
+	f.grow(len(email) + len(mobile) + len(name) + len(mid) + len(note) + rest)
+	f.addInt("amount", amount)
+	f.add("customer_email", email)
+	f.add("customer_mobile", mobile)
+	f.add("customer_name", name)
+	f.add("mid", mid)
+	f.add("note", note)
 }
 
 // form writes an application/x-www-form-urlencoded body exactly as
@@ -145,6 +135,12 @@ func (f *form) add(k, v string) {
 			f.b.WriteByte(hexUpper[c>>4])
 			f.b.WriteByte(hexUpper[c&15])
 		}
+	}
+}
+
+func (f *form) addUnlessEmpty(k, v string) {
+	if v != "" {
+		f.add(k, v)
 	}
 }
 
