@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -137,6 +138,50 @@ func cli(t *testing.T, env []string, stdin string, args ...string) result {
 	code := runCLI(ctx, env, strings.NewReader(stdin), &stdout, &stderr, args...)
 	require.NoError(t, ctx.Err(), "run %v did not end within %s", args, cliTimeout)
 	return result{stdout.String(), stderr.String(), code}
+}
+
+// background is a command run in-process until its context ends, as a
+// server or a sweeper runs until Ctrl-C.
+type background struct {
+	stdout *bufio.Reader
+	stderr *syncBuffer
+	rest   chan string // what stdout printed after interrupt
+	cancel context.CancelFunc
+	done   chan int
+	pipe   *io.PipeReader
+}
+
+// runInBackground starts args in-process with env as its environment.
+func runInBackground(env []string, stdin io.Reader, args ...string) *background {
+	ctx, cancel := context.WithCancel(context.Background())
+	outR, outW := io.Pipe()
+	b := &background{stdout: bufio.NewReader(outR), stderr: &syncBuffer{}, rest: make(chan string, 1),
+		cancel: cancel, done: make(chan int, 1), pipe: outR}
+	go func() {
+		b.done <- runCLI(ctx, env, stdin, outW, b.stderr, args...)
+		outW.Close()
+	}()
+	return b
+}
+
+// interrupt ends the run as Ctrl-C would and returns its exit code and
+// what it printed on stdout that the test had not read; a run that does not
+// end within cliTimeout fails t.
+func (b *background) interrupt(t *testing.T) (int, string) {
+	t.Helper()
+	b.cancel()
+	go func() { // the command may still print: read so it never blocks
+		rest, _ := io.ReadAll(b.stdout)
+		b.rest <- string(rest)
+	}()
+	select {
+	case code := <-b.done:
+		return code, <-b.rest
+	case <-time.After(cliTimeout):
+		b.pipe.Close()
+		t.Fatalf("%s did not end within %s of its interruption", "the command", cliTimeout)
+		return -1, ""
+	}
 }
 
 // customer are the create flags every create needs.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -94,17 +93,10 @@ func TestCommandTree(t *testing.T) {
 // TestSandboxCommand starts `upicollect sandbox`, reads its JSON line and
 // creates a payment link the way curl would.
 func TestSandboxCommand(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runCLI(ctx, nil, strings.NewReader(""), outW, &stderr, "sandbox", "--addr", "127.0.0.1:0")
-		outW.Close()
-	}()
-
-	line, err := bufio.NewReader(outR).ReadString('\n')
+	run := runInBackground(nil, strings.NewReader(""), "sandbox", "--addr", "127.0.0.1:0")
+	stderr := run.stderr
+	defer run.cancel()
+	line, err := run.stdout.ReadString('\n')
 	require.NoError(t, err, "stderr: %s", stderr.String())
 	var info map[string]string
 	require.NoError(t, json.Unmarshal([]byte(line), &info))
@@ -144,10 +136,8 @@ func TestSandboxCommand(t *testing.T) {
 	assert.True(t, strings.HasPrefix(ans.Data.PaymentLink, info["base_url"]+"/sandbox/pay/"), ans.Data.PaymentLink)
 	client.CloseIdleConnections()
 
-	cancel() // as SIGINT would
-	assert.Equal(t, exitInterrupted, <-done, "Ctrl-C exits 130, as wait does")
-	rest, err := io.ReadAll(outR)
-	require.NoError(t, err)
+	code, rest := run.interrupt(t) // as SIGINT would
+	assert.Equal(t, exitInterrupted, code, "Ctrl-C exits 130, as wait does")
 	assert.Empty(t, rest, "exactly one line on stdout")
 	assert.NotContains(t, stderr.String(), info["secret_key"], "logs do not carry the secret")
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,26 +105,16 @@ func TestParseDSN(t *testing.T) {
 func TestReconcileRunsUntilInterrupted(t *testing.T) {
 	s := sandbox.Start(t)
 	path := trackedDB(t, s, time.Now().Add(-time.Minute))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- runCLI(ctx, sandboxEnv(s), strings.NewReader(""), outW, &stderr, "reconcile", "--dsn", "sqlite:"+path, "--interval", "1h")
-		outW.Close()
-	}()
-	lines := bufio.NewScanner(outR)
-	for lines.Scan() && !strings.HasPrefix(lines.Text(), "step ") {
+	run := runInBackground(sandboxEnv(s), strings.NewReader(""), "reconcile", "--dsn", "sqlite:"+path, "--interval", "1h")
+	defer run.cancel()
+	line := ""
+	for !strings.HasPrefix(line, "step ") {
+		var err error
+		line, err = run.stdout.ReadString('\n')
+		require.NoError(t, err, run.stderr.String())
 	}
-	assert.Contains(t, lines.Text(), "checked 3", "the first step ran")
-	cancel()
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	select {
-	case code := <-done:
-		assert.Equal(t, exitInterrupted, code)
-		assert.Contains(t, stderr.String(), "upicollect: interrupted: sweeper stopped")
-	case <-time.After(cliTimeout):
-		t.Fatal("the sweeper did not stop with its context")
-	}
+	assert.Contains(t, line, "checked 3", "the first step ran")
+	code, _ := run.interrupt(t)
+	assert.Equal(t, exitInterrupted, code)
+	assert.Contains(t, run.stderr.String(), "upicollect: interrupted: sweeper stopped")
 }

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,28 +17,10 @@ import (
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
-// lockedBuffer is a bytes.Buffer safe for the command and the test at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // runningSandbox is `upicollect sandbox` started by a test.
 type runningSandbox struct {
 	info   sandboxInfo
-	stderr *lockedBuffer
+	stderr *syncBuffer
 	stop   func() int // ends the command and returns its exit code
 }
 
@@ -50,45 +29,29 @@ type runningSandbox struct {
 // wait is bounded.
 func startSandboxCmd(t *testing.T, env []string, args ...string) *runningSandbox {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	outR, outW := io.Pipe()
-	stderr := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- runCLI(ctx, env, strings.NewReader(""), outW, stderr, append([]string{"sandbox", "--addr", "127.0.0.1:0"}, args...)...)
-		outW.Close()
-	}()
+	run := runInBackground(env, strings.NewReader(""), append([]string{"sandbox", "--addr", "127.0.0.1:0"}, args...)...)
 	lines := make(chan string, 1)
 	go func() {
-		line, _ := bufio.NewReader(outR).ReadString('\n')
+		line, _ := run.stdout.ReadString('\n')
 		lines <- line
-		_, _ = io.Copy(io.Discard, outR)
 	}()
-	rs := &runningSandbox{stderr: stderr}
+	rs := &runningSandbox{stderr: run.stderr}
 	select {
 	case line := <-lines:
-		require.NoError(t, json.Unmarshal([]byte(line), &rs.info), "line %q, stderr: %s", line, stderr.String())
-	case code := <-done:
-		cancel()
-		t.Fatalf("sandbox exited with %d: %s", code, stderr.String())
+		require.NoError(t, json.Unmarshal([]byte(line), &rs.info), "line %q, stderr: %s", line, run.stderr.String())
+	case code := <-run.done:
+		t.Fatalf("sandbox exited with %d: %s", code, run.stderr.String())
 	case <-time.After(10 * time.Second):
-		cancel()
+		run.cancel()
 		t.Fatal("no JSON line within 10s")
 	}
-	stopped := false
+	stopped, code := false, 0
 	rs.stop = func() int {
-		if stopped {
-			return exitInterrupted
+		if !stopped {
+			stopped = true
+			code, _ = run.interrupt(t)
 		}
-		stopped = true
-		cancel()
-		select {
-		case code := <-done:
-			return code
-		case <-time.After(10 * time.Second):
-			t.Fatal("sandbox did not stop within 10s")
-			return -1
-		}
+		return code
 	}
 	t.Cleanup(func() { rs.stop() })
 	return rs

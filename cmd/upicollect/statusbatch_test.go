@@ -132,20 +132,13 @@ func TestStatusFromFileInterrupted(t *testing.T) {
 	_, env, _ := batchSandbox(t)
 	stdinR, stdinW := io.Pipe()
 	defer stdinW.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	var stdout, stderr syncBuffer
-	go func() { done <- runCLI(ctx, env, stdinR, &stdout, &stderr, "status", "--from-file", "-") }()
+	run := runInBackground(env, stdinR, "status", "--from-file", "-")
+	defer run.cancel()
 	_, err := stdinW.Write([]byte("batch-paid\n"))
 	require.NoError(t, err)
-	cancel()
-	select {
-	case code := <-done:
-		assert.Equal(t, exitInterrupted, code, stderr.String())
-		assert.Contains(t, stderr.String(), "upicollect: interrupted")
-	case <-time.After(cliTimeout):
-		t.Fatal("the batch did not end with its context")
-	}
+	code, _ := run.interrupt(t)
+	assert.Equal(t, exitInterrupted, code, run.stderr.String())
+	assert.Contains(t, run.stderr.String(), "upicollect: interrupted")
 }
 
 func TestProgressLine(t *testing.T) {
