@@ -2,7 +2,9 @@ package qrcode
 
 import (
 	"bytes"
+	"image"
 	"image/png"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -95,5 +97,27 @@ func TestPNG(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, img.Bounds().Dx(), 21*4)
 	_, err = PNG(string(bytes.Repeat([]byte("x"), 4000)), 4)
+	assert.Error(t, err)
+}
+
+// TestPNGWidth: the image is width pixels a side, the code at the largest
+// whole scale with at least the quiet zone; too small or too large a width,
+// or text no code holds, is an error.
+func TestPNGWidth(t *testing.T) {
+	b, err := PNGWidth("upi://pay?pa=a@b", 100)
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(b))
+	require.NoError(t, err)
+	assert.Equal(t, image.Rect(0, 0, 100, 100), img.Bounds())
+	c, err := Encode("upi://pay?pa=a@b", qr.M)
+	require.NoError(t, err)
+	need := c.Size + 2*quietZone
+	_, err = PNGWidth("upi://pay?pa=a@b", need)
+	assert.NoError(t, err, "one pixel a module")
+	for _, bad := range []int{need - 1, 0, -5, MaxWidth + 1} {
+		_, err = PNGWidth("upi://pay?pa=a@b", bad)
+		assert.ErrorContains(t, err, "pixels: this code needs", bad)
+	}
+	_, err = PNGWidth(strings.Repeat("x", 5000), 512)
 	assert.Error(t, err)
 }
