@@ -12,7 +12,8 @@ import (
 )
 
 // TestMixInSandboxTime runs the mix, 1,000 orders of it (200
-// under -race; the benchmark BenchmarkMix and bench/'s budgets run all 10,000), through
+// under -race; bench/cmd/reconcile runs all 10,000, and sqlstore's
+// TestThreeSweeperProcesses runs them through three processes), through
 // one sweeper on a memory store, over 72 hours of sandbox time, and holds
 // the budgets: every final state reported, no event twice, at most 30
 // status checks per order on average, and every payment of the first 15
