@@ -307,3 +307,43 @@ func touchesMark(s string, sp span) bool {
 	return strings.HasSuffix(s[:sp.start], Mark) || strings.HasPrefix(s[sp.end:], Mark) ||
 		strings.Contains(s[max(0, sp.start-len(Mark)):min(len(s), sp.end+len(Mark))], Mark)
 }
+
+// TestEdges pins the character classes, escapes and bounds the filter's
+// decisions turn on (mutation testing found them unpinned).
+func TestEdges(t *testing.T) {
+	t.Parallel()
+	for c, want := range map[byte]bool{'`': false, 'a': true, 'z': true, '{': false, '@': false, 'A': true, 'Z': true,
+		'[': false, '/': false, '0': true, '9': true, ':': false} {
+		assert.Equal(t, want, isAlnum(c), "%q", c)
+	}
+	for c, want := range map[byte]byte{'0': 0, '9': 9, 'a': 10, 'f': 15, 'A': 10, 'F': 15} {
+		assert.Equal(t, want, unhex(c), "%q", c)
+	}
+	for s, want := range map[string]bool{
+		"%3A": true, "x%3A": true, `\u003a`: true, `\x1b`: true, `\n`: true, `\a`: true, "a\\n": true,
+		`\\n`: false, `\q`: false, "%3": false, "": false, "n": false,
+	} {
+		assert.Equal(t, want, endsEscape(s), "%q", s)
+	}
+	for _, tt := range []struct {
+		s   string
+		dec string
+		n   int
+	}{
+		{`\`, "", 0}, {`\u00`, "", 0}, {`\u002`, "", 0}, {`\u0025`, "%", 6}, {`\u0041`, "", 0}, {`\u007f`, "\x7f", 6},
+		{`\u0141`, "Ł", 6}, {`\ud7ff`, "\ud7ff", 6}, {`\ud800`, "", 0}, {`\udfff`, "", 0}, {`\ue000`, "\ue000", 6},
+		{`\/`, "/", 2}, {`\"`, `"`, 2}, {`\\`, `\`, 2}, {`\n`, "", 0}, {"%2F", "/", 3}, {"%41", "", 0}, {"%4", "", 0},
+		{"+", " ", 1}, {"x", "", 0},
+	} {
+		dec, n := unescape(tt.s, 0)
+		assert.Equal(t, tt.dec, dec, "%q", tt.s)
+		assert.Equal(t, tt.n, n, "%q", tt.s)
+	}
+	// A form that begins with a space may begin as a form body's '+'.
+	assert.Equal(t, "a=[REDACTED]", New("pk", " x").Text("a=+x"))
+	// Text that ends inside a form holds no form.
+	assert.Equal(t, "x abc", New("pk", "abcdef").Text("x abc"))
+	// A key with space before its colon is a key: the bare secret stays.
+	assert.Equal(t, `{"sk_live_x" : 1}`, string(New("pk", "sk_live_x").Bytes([]byte(`{"sk_live_x" : 1}`))))
+	assert.Equal(t, `{"a":"[REDACTED]"}`, string(New("pk", "sk_live_x").Bytes([]byte(`{"a":"sk_live_x"}`))))
+}
