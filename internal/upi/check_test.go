@@ -158,3 +158,32 @@ func TestProblems(t *testing.T) {
 	assert.Nil(t, NameProblems([]Param{{"pa", "x", "pa"}, {"orgId", "1", "orgId"}}))
 	assert.Equal(t, []Problem{{"t n", "a plain name", "t+n"}}, NameProblems([]Param{{"t n", "x", "t+n"}}))
 }
+
+// TestEdges pins the character classes and bounds the link checks turn on
+// (mutation testing found them unpinned).
+func TestEdges(t *testing.T) {
+	t.Parallel()
+	for c, want := range map[byte]bool{'0': true, '9': true, 'a': true, 'f': true, 'A': true, 'F': true,
+		'/': false, ':': false, '`': false, 'g': false, '@': false, 'G': false} {
+		assert.Equal(t, want, ishex(c), "%q", c)
+	}
+	for s, want := range map[string]bool{"": true, "a": true, "%41": true, "%4f%4F": true, "%": false, "%4": false,
+		"a%4": false, "%zz": false, "%g1": false, "x%1g": false} {
+		assert.Equal(t, want, validEscapes(s), "%q", s)
+	}
+	for s, want := range map[string]bool{"a": true, "a0": true, "a9": true, "a+b.c-d": true, "a/": false,
+		"a:": false, "0a": false, "": true, "A": false, "a@": false} {
+		assert.Equal(t, want, validScheme(s), "%q", s)
+	}
+	assert.Equal(t, "azAZ09-._~@", Escape("azAZ09-._~@"))
+	assert.Equal(t, "%60%7B%5B%2F%3A", Escape("`{[/:"))
+	_, err := Parse("upi://pay?#&pa=a@b")
+	assert.Error(t, err, "what follows '#' is no parameter")
+	assert.Equal(t, []Mismatch{{"dynamicQR", "link", "a UPI link", `upi link: pa: missing: a UPI link names its payee`}},
+		CheckIntent("upi://pay?pa=a@b&am=1", nil, "upi:", Want{Paise: 100}))
+	plain := strings.Repeat("x", 64)
+	assert.Equal(t, plain, PlainOrQuote(plain))
+	assert.Equal(t, `"a\x7f"`, PlainOrQuote("a\x7f"))
+	assert.Equal(t, `"`+strings.Repeat(`\xff`, 60)+`"…`, Quote(strings.Repeat("\xff", 70)),
+		"invalid UTF-8 is cut at most a rune's length short")
+}
