@@ -341,8 +341,10 @@ func TestEdges(t *testing.T) {
 	}
 	// A form that begins with a space may begin as a form body's '+'.
 	assert.Equal(t, "a=[REDACTED]", New("pk", " x").Text("a=+x"))
-	// Text that ends inside a form holds no form.
+	// Text that ends inside a form holds no form, also when the form's
+	// anchor stands earlier in it.
 	assert.Equal(t, "x abc", New("pk", "abcdef").Text("x abc"))
+	assert.Equal(t, "y. yz x-y", New("pk", "x-yz").Text("y. yz x-y"))
 	// A key with space before its colon is a key: the bare secret stays.
 	assert.Equal(t, `{"sk_live_x" : 1}`, string(New("pk", "sk_live_x").Bytes([]byte(`{"sk_live_x" : 1}`))))
 	assert.Equal(t, `{"a":"[REDACTED]"}`, string(New("pk", "sk_live_x").Bytes([]byte(`{"a":"sk_live_x"}`))))
