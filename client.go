@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/upicollect/upicollect-go/internal/clock"
@@ -228,3 +229,15 @@ func (discardHandler) Enabled(_ context.Context, _ slog.Level) bool  { return fa
 func (discardHandler) Handle(_ context.Context, _ slog.Record) error { return nil }
 func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler          { return d }
 func (d discardHandler) WithGroup(string) slog.Handler               { return d }
+
+// serverOf is the host and port of the base URL u, for CallInfo.
+func serverOf(u *url.URL) (string, int) {
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		port = 443
+		if u.Scheme == "http" {
+			port = 80
+		}
+	}
+	return u.Hostname(), port
+}

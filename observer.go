@@ -169,34 +169,6 @@ func (NopObserver) EndCall(context.Context, CallInfo, CallEnd) {}
 // FinalState does nothing.
 func (NopObserver) FinalState(context.Context, FinalState) {}
 
-// WithObserver makes the client report every call and attempt to o (see
-// Observer). Without it, the client does no observation work.
-func WithObserver(o Observer) Option {
-	return func(s *settings) error {
-		if o == nil {
-			return errors.New("upicollect: WithObserver: nil observer")
-		}
-		s.observer = o
-		return nil
-	}
-}
-
-// ObserveFinalState passes f to the client's Observer, if it has one, with
-// Source "reconcile" when f has none. A reconciler that learns an order's
-// final state calls it so that the time to a final state is measured in
-// one place; WaitForPayment calls it itself. Without an Observer it does
-// nothing.
-func (c *Client) ObserveFinalState(ctx context.Context, f FinalState) {
-	c.mustInit()
-	if c.observer == nil {
-		return
-	}
-	if f.Source == "" {
-		f.Source = "reconcile"
-	}
-	c.observer.FinalState(ctx, f)
-}
-
 // The words of ErrorType.
 const (
 	errorTypeValidation   = "validation"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/upicollect/upicollect-go/internal/clock"
+	"github.com/upicollect/upicollect-go/internal/ratelimit"
 	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
@@ -225,4 +226,45 @@ func WithInsecureHTTP() Option {
 		s.insecureHTTP = true
 		return nil
 	}
+}
+
+// WithRateLimiter makes every attempt of every call wait on l before it is
+// sent, in place of WithRateLimit's in-process limiter: for a limit shared
+// by many processes (see redisrate), or a limiter of your own. NewClient
+// refuses WithRateLimit and WithRateLimiter together.
+func WithRateLimiter(l RateLimiter) Option {
+	return func(s *settings) error {
+		if l == nil {
+			return errors.New("upicollect: WithRateLimiter: nil limiter")
+		}
+		s.limiter = l
+		return nil
+	}
+}
+
+// WithObserver makes the client report every call and attempt to o (see
+// Observer). Without it, the client does no observation work.
+func WithObserver(o Observer) Option {
+	return func(s *settings) error {
+		if o == nil {
+			return errors.New("upicollect: WithObserver: nil observer")
+		}
+		s.observer = o
+		return nil
+	}
+}
+
+// newRateLimiter is the client's limiter: WithRateLimiter's, else
+// WithRateLimit's token bucket, else none (nil, so that a call without a
+// limiter does not even make an interface call).
+func newRateLimiter(s *settings) (RateLimiter, error) {
+	switch l := ratelimit.New(s.ratePerSec, s.rateBurst, s.clock); {
+	case s.limiter != nil && l != nil:
+		return nil, errors.New("upicollect: WithRateLimit and WithRateLimiter: pass one (WithRateLimiter replaces the in-process limiter)")
+	case s.limiter != nil:
+		return s.limiter, nil
+	case l != nil:
+		return l, nil
+	}
+	return nil, nil
 }

@@ -3,8 +3,6 @@ package upicollect
 import (
 	"context"
 	"errors"
-
-	"github.com/upicollect/upicollect-go/internal/ratelimit"
 )
 
 // RateLimiter paces the requests a Client sends: every attempt, retries and
@@ -19,35 +17,6 @@ import (
 // rate limiter failed.
 type RateLimiter interface {
 	Wait(ctx context.Context) error
-}
-
-// WithRateLimiter makes every attempt of every call wait on l before it is
-// sent, in place of WithRateLimit's in-process limiter: for a limit shared
-// by many processes (see redisrate), or a limiter of your own. NewClient
-// refuses WithRateLimit and WithRateLimiter together.
-func WithRateLimiter(l RateLimiter) Option {
-	return func(s *settings) error {
-		if l == nil {
-			return errors.New("upicollect: WithRateLimiter: nil limiter")
-		}
-		s.limiter = l
-		return nil
-	}
-}
-
-// newRateLimiter is the client's limiter: WithRateLimiter's, else
-// WithRateLimit's token bucket, else none (nil, so that a call without a
-// limiter does not even make an interface call).
-func newRateLimiter(s *settings) (RateLimiter, error) {
-	switch l := ratelimit.New(s.ratePerSec, s.rateBurst, s.clock); {
-	case s.limiter != nil && l != nil:
-		return nil, errors.New("upicollect: WithRateLimit and WithRateLimiter: pass one (WithRateLimiter replaces the in-process limiter)")
-	case s.limiter != nil:
-		return s.limiter, nil
-	case l != nil:
-		return l, nil
-	}
-	return nil, nil
 }
 
 // errRateLimiter is what a RateLimiter's own failure (not its context's)
