@@ -62,6 +62,18 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}
 	}
+	cl, orderID, err := c.redirectCreate(op, p)
+	if err != nil {
+		return nil, err
+	}
+	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*Intent, error) { return readIntent(p, orderID, env, resp) })
+}
+
+// redirectCreate validates the fields of a create that sends the payer back
+// to a redirect URL (an intent, or an order request, whose fields are the
+// intent's) and describes the call for op, with the order id it carries:
+// p's, or a new one when p has none.
+func (c *Client) redirectCreate(op string, p *IntentParams) (*call, string, error) {
 	var chk checker
 	rupees := chk.amount(p.Amount)
 	chk.orderID(p.OrderID, false)
@@ -69,10 +81,10 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	chk.note(p.Note)
 	mobile := chk.customer(p.Customer)
 	if err := chk.err(op); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	orderID := orderIDOrNew(p.OrderID)
-	cl := c.createCall(op, orderID, &wire.IntentRequest{
+	return c.createCall(op, orderID, &wire.IntentRequest{
 		MID:            c.creds.MID,
 		Amount:         rupees,
 		OrderID:        orderID,
@@ -81,8 +93,7 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 		CustomerName:   p.Customer.Name,
 		CustomerEmail:  p.Customer.Email,
 		CustomerMobile: mobile,
-	})
-	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*Intent, error) { return readIntent(p, orderID, env, resp) })
+	}), orderID, nil
 }
 
 // readIntent decodes createPaymentIntent's data; orderID is the one sent.

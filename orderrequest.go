@@ -56,26 +56,11 @@ func (c *Client) CreateOrderRequest(ctx context.Context, p *OrderRequestParams) 
 	if p == nil {
 		return nil, &ValidationError{Op: op, Fields: []FieldError{{"params", "is nil"}}}
 	}
-	var chk checker
-	rupees := chk.amount(p.Amount)
-	chk.orderID(p.OrderID, false)
-	chk.redirectURL(p.RedirectURL)
-	chk.note(p.Note)
-	mobile := chk.customer(p.Customer)
-	if err := chk.err(op); err != nil {
+	// The vendor documents the same fields as an intent's.
+	cl, orderID, err := c.redirectCreate(op, (*IntentParams)(p))
+	if err != nil {
 		return nil, err
 	}
-	orderID := orderIDOrNew(p.OrderID)
-	cl := c.createCall(op, orderID, &wire.OrderRequestRequest{
-		MID:            c.creds.MID,
-		Amount:         rupees,
-		OrderID:        orderID,
-		RedirectURL:    p.RedirectURL,
-		Note:           p.Note,
-		CustomerName:   p.Customer.Name,
-		CustomerEmail:  p.Customer.Email,
-		CustomerMobile: mobile,
-	})
 	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*OrderRequest, error) {
 		return readOrderRequest(orderID, env, resp)
 	})

@@ -41,13 +41,6 @@ type LinkRequest struct {
 	CustomerMobile string `url:"customer_mobile"`
 }
 
-// OrderRequestRequest is the body of createOrderRequest, the hosted
-// checkout: the vendor documents the same fields as createPaymentIntent.
-type OrderRequestRequest IntentRequest
-
-// Encode returns the form body of createOrderRequest, as an intent's.
-func (r *OrderRequestRequest) Encode() string { return (*IntentRequest)(r).Encode() }
-
 // StatusRequest is the body of checkPaymentStatus.
 type StatusRequest struct {
 	MID     string `url:"mid"`
