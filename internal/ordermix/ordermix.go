@@ -106,29 +106,10 @@ func Plan(n int, start time.Time, seed uint64) []Planned {
 
 // Clock is sandbox time for a test: the sandbox reads it through
 // sandbox.WithClock(clock.Now), and the test moves it.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type Clock = sandbox.ManualClock
 
 // NewClock returns a Clock at start.
-func NewClock(start time.Time) *Clock { return &Clock{now: start} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Set moves the clock to t; it never goes back.
-func (c *Clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t.After(c.now) {
-		c.now = t
-	}
-}
+func NewClock(start time.Time) *Clock { return sandbox.NewManualClock(start) }
 
 // Create creates the planned orders as intents in sb, through c, moving
 // clk to each order's creation time, and schedules each one's outcomes
