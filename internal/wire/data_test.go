@@ -134,3 +134,32 @@ func TestRequestsEncodeExactly(t *testing.T) {
 	assert.Equal(t, url.Values{"mid": {"M"}, "order_id": {"O"}}, enc(&StatusRequest{MID: "M", OrderID: "O"}))
 	assert.Equal(t, "/v1/payments/", vocab.PathPrefix)
 }
+
+// TestIsLink: a scheme is a letter, then letters, digits, '+', '-' or '.',
+// before a colon with something after it; each boundary of those classes.
+func TestIsLink(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"upi://pay?pa=a@b", true},
+		{"  phonepe://pay  ", true},
+		{"a0:x", true},
+		{"a5:x", true},
+		{"a9:x", true},
+		{"a+.-:x", true},
+		{"Z:x", true},
+		{":x", false},    // no scheme
+		{"upi:", false},  // nothing after the colon
+		{"0a:x", false},  // a digit first
+		{"9a:x", false},  // a digit first
+		{"+a:x", false},  // a sign first
+		{"a/:x", false},  // '/' sorts just below '0'
+		{"a;:x", false},  // ';' sorts just above '9'
+		{"a b:x", false}, // a space inside
+		{"plain text", false},
+	} {
+		assert.Equal(t, tc.want, isLink(tc.s), "%q", tc.s)
+	}
+}
