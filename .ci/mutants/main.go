@@ -232,6 +232,11 @@ func run(dir string, fileRE *regexp.Regexp, ms []mutant, equivalent map[string]s
 	for i, m := range ms {
 		g.Go(func() error {
 			results[i] = test(dir, m, filepath.Join(tmp, fmt.Sprint(i)), timeout)
+			if results[i] == lived {
+				// Said at once, so a long run's survivors can be worked on
+				// before it ends; the summary below judges them.
+				fmt.Fprintf(os.Stderr, "lived so far: %s\n", m.key())
+			}
 			return nil
 		})
 	}
