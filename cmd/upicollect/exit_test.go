@@ -24,6 +24,7 @@ import (
 	upicollect "github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/internal/redact"
 	"github.com/upicollect/upicollect-go/sandbox"
+	"github.com/upicollect/upicollect-go/upilink"
 )
 
 // TestExitCodes checks every exit code the binary documents, each caused
@@ -288,13 +289,17 @@ func TestQR(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code, "too long for any QR version: %s", r.output())
 	r = cli(t, nil, "", "qr", link, "--png", png, "--size", "20")
 	assert.Equal(t, exitUsage, r.code, "--size below one pixel a module: %s", r.output())
+	assert.Contains(t, r.stderr, "upicollect: --size width 20 pixels: this code needs")
 
 	r = cli(t, nil, "", "qr", link, "--png", "-", "--size", "300")
 	require.Equal(t, exitOK, r.code, r.output())
 	cfg, err := pngpkg.DecodeConfig(strings.NewReader(r.stdout))
 	require.NoError(t, err)
-	assert.LessOrEqual(t, cfg.Width, 300)
-	assert.Greater(t, cfg.Width, 150, "whole pixels a module, as large as fits")
+	assert.Equal(t, 300, cfg.Width, "--size is the image's width, as upilink.PNG means it")
+	assert.Equal(t, 300, cfg.Height)
+	want, err := upilink.PNG(link, 300)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), r.stdout, "the CLI draws with upilink.PNG")
 }
 
 // TestIntentQR prints the intent's link as a QR code under the summary.

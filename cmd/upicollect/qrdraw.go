@@ -1,33 +1,20 @@
 package main
 
-// The CLI's --size is the PNG's width in pixels, so qrPNG fits whole
-// pixels per module to it; the terminal drawing is upilink's.
-
 import (
 	"errors"
-
-	"github.com/upicollect/upicollect-go/internal/qrcode"
-	"rsc.io/qr"
+	"strings"
 
 	"github.com/upicollect/upicollect-go/upilink"
 )
 
-// quietModules is the quiet zone rsc.io/qr draws on each side of a PNG.
-const quietModules = 4
-
-// qrPNG renders text as a PNG at most size pixels wide, quiet zone
-// included, with whole pixels per module so that edges stay sharp.
+// qrPNG draws text with upilink.PNG: --size is the image's width in pixels,
+// as upilink means it. Its error names the flag, not the function.
 func qrPNG(text string, size int) ([]byte, error) {
-	c, err := qrcode.Encode(text, qr.M)
+	img, err := upilink.PNG(text, size)
 	if err != nil {
-		return nil, err
+		return nil, errors.New("--size " + strings.TrimPrefix(err.Error(), "upilink: PNG: "))
 	}
-	scale := size / (c.Size + 2*quietModules)
-	if scale < 1 {
-		return nil, errors.New("--size too small for this QR code")
-	}
-	c.Scale = scale
-	return c.PNG(), nil
+	return img, nil
 }
 
 // qrTerminal draws text with upilink.Terminal, failing when the text is
