@@ -5,6 +5,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -391,8 +392,20 @@ func TestWaitForPaymentCarriesTheLastPollsCause(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Equal(t, 500, ae.HTTPStatus)
 	assert.NotNil(t, ae.Response)
-	assert.Contains(t, err.Error(), "last status PENDING")
+	assert.Equal(t, `upicollect: checkPaymentStatus: HTTP 500: Internal server error: waiting for payment of order "ORD-3001": last status PENDING: context deadline exceeded`,
+		err.Error(), "a poll refused in the envelope adds its status and message, no detail")
 	assert.NotErrorIs(t, err, upicollect.ErrServer, "the wait's error is the deadline, the poll's answer its detail")
+
+	// A poll whose answer is not the envelope: what was wrong with it follows.
+	srv = newTestServer(t, statusScript(t, pending, "garbage"))
+	c, clk = newClient(t, srv.BaseURL(), noRetry())
+	ctx4, cancel4 := context.WithDeadline(context.Background(), clk.Now().Add(4*time.Second))
+	defer cancel4()
+	_, err = c.WaitForPayment(ctx4, testStatusOrder)
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, 200, ae.HTTPStatus)
+	assert.Contains(t, err.Error(), `"ORD-3001": last status PENDING; last poll: body is not valid JSON: unexpected end of JSON input: body "{`)
+	assert.True(t, strings.HasSuffix(err.Error(), ": context deadline exceeded"), err.Error())
 
 	// A wait whose last poll succeeded carries no poll error.
 	srv = newTestServer(t, statusScript(t, pending))
