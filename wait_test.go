@@ -418,6 +418,34 @@ func TestWaitForPaymentCarriesTheLastPollsCause(t *testing.T) {
 	assert.Nil(t, ae.Response)
 }
 
+// TestWaitForPaymentKeepsTheCauseACutPollHides: when the context ends
+// during a poll, that poll learned nothing, so the wait's error carries the
+// poll before it (here an HTTP 500), not the cut-short one.
+func TestWaitForPaymentKeepsTheCauseACutPollHides(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			respond(w, 500, loadResponse(t, "server_error_500.json"))
+			return
+		}
+		cancel() // the wait ends while this poll is in flight
+		block(r)
+	})
+	c, _ := newClient(t, srv.BaseURL(), noRetry())
+	bound, stop := context.WithTimeout(ctx, 10*time.Second) // a regression fails, not hangs
+	defer stop()
+	st, err := c.WaitForPayment(bound, testStatusOrder)
+	assert.Nil(t, st)
+	var ae *upicollect.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 500, ae.HTTPStatus, "the last poll that learned something: %v", err)
+	assert.Equal(t, "Internal server error", ae.Message)
+	assert.Equal(t, 2, srv.Count())
+}
+
 // deadURL is the base URL of a loopback port nothing listens on.
 func deadURL(t *testing.T) string {
 	t.Helper()
