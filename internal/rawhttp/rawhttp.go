@@ -25,13 +25,25 @@ import (
 const maxBody = 1 << 20
 
 // split returns a recording's head (request line and headers) and body,
-// the body without the recording's final line end.
+// the body without the recording's final line end. The head ends at the
+// first blank line, recorded as LF or as CRLF: a head holding a blank line
+// would end the message early on the wire.
 func split(recording []byte) (head, body []byte, err error) {
-	head, body, ok := bytes.Cut(recording, []byte("\n\n"))
-	if !ok || len(bytes.TrimSpace(head)) == 0 {
-		return nil, nil, errors.New("rawhttp: a recording needs a request line, headers and a blank line")
+	for i := 0; ; {
+		end := bytes.IndexByte(recording[i:], '\n')
+		if end < 0 {
+			break
+		}
+		if line := recording[i : i+end]; len(line) == 0 || string(line) == "\r" {
+			head = recording[:max(i-1, 0)] // without the last header's '\n'
+			if len(bytes.TrimSpace(head)) == 0 {
+				break
+			}
+			return head, bytes.TrimSuffix(recording[i+end+1:], []byte("\n")), nil
+		}
+		i += end + 1
 	}
-	return head, bytes.TrimSuffix(body, []byte("\n")), nil
+	return nil, nil, errors.New("rawhttp: a recording needs a request line, headers and a blank line")
 }
 
 // Body returns the body of a recording, as recorded.
