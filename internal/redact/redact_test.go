@@ -199,6 +199,13 @@ func TestOverlappingFormsOneMark(t *testing.T) {
 	assert.Equal(t, "got [REDACTED].", f.Text("got "+BasicAuth(pub, secret)+"."))
 }
 
+func TestTouchingFormsTwoMarks(t *testing.T) {
+	t.Parallel()
+	// Two forms that touch but do not overlap are two credentials.
+	f := New("pk", ".x.")
+	assert.Equal(t, "[REDACTED][REDACTED]", f.Text(".x..x."))
+}
+
 func TestAuthorization(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "Basic [REDACTED]", Authorization(BasicAuth("a", "b")))
