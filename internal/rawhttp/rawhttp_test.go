@@ -25,6 +25,7 @@ func TestMessage(t *testing.T) {
 		{"no body", "GET / HTTP/1.1\nHost: h\n\n", nil, "GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", ""},
 		{"CRLF recorded", "GET / HTTP/1.1\r\nHost: h\r\n\n", nil, "GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", ""},
 		{"unfilled", "GET / HTTP/1.1\nAuthorization: {{AUTH}}\n\n", nil, "", "unfilled placeholder"},
+		{"unfilled first", "{{METHOD}} / HTTP/1.1\n\n", nil, "", "unfilled placeholder at \"{{METHOD}}"},
 		{"CRLF blank line", "GET / HTTP/1.1\r\nHost: h\r\n\r\nabc\n", nil, "GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc", ""},
 		{"CRLF blank line then LF", "0\n\r\n\n", nil, "0\r\nContent-Length: 0\r\n\r\n", ""},
 		{"no blank line", "GET / HTTP/1.1\nHost: h\n", nil, "", "blank line"},
