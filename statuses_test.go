@@ -97,13 +97,28 @@ func TestCheckPaymentStatusesBoundsConcurrency(t *testing.T) {
 			var inFlight, peak atomic.Int64
 			full := make(chan struct{})
 			var once sync.Once
+			var released atomic.Bool // full is closed: checks may end
+			// readEarly counts ids read past the bound before any check
+			// could end: the batch reads one id beyond its workers and then
+			// waits for a free one, so correct code never reads further.
+			var readEarly atomic.Int64
+			ids := func(yield func(string) bool) {
+				for i := 0; ; i++ {
+					if i > tc.want && !released.Load() {
+						readEarly.Add(1)
+					}
+					if !yield(fmt.Sprintf("ord-%d", i)) {
+						return
+					}
+				}
+			}
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 				n := inFlight.Add(1)
 				defer inFlight.Add(-1)
 				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 				}
 				if n == int64(tc.want) {
-					once.Do(func() { close(full) })
+					once.Do(func() { released.Store(true); close(full) })
 				}
 				select { // the first requests wait until the bound is reached
 				case <-full:
@@ -116,7 +131,7 @@ func TestCheckPaymentStatusesBoundsConcurrency(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 			defer cancel()
 			results := 0
-			for st, err := range c.CheckPaymentStatuses(ctx, countingIDs(nil, new(atomic.Int64)), upicollect.WithConcurrency(tc.opt)) {
+			for st, err := range c.CheckPaymentStatuses(ctx, ids, upicollect.WithConcurrency(tc.opt)) {
 				require.NoError(t, err)
 				require.True(t, st.Paid())
 				if results++; results == 3*tc.want {
@@ -124,6 +139,7 @@ func TestCheckPaymentStatusesBoundsConcurrency(t *testing.T) {
 				}
 			}
 			assert.Equal(t, int64(tc.want), peak.Load(), "requests in flight at most")
+			assert.Zero(t, readEarly.Load(), "order ids read past the bound before any check ended")
 			c.CloseIdleConnections()
 		})
 	}
