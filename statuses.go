@@ -75,8 +75,11 @@ func (c *Client) CheckPaymentStatuses(ctx context.Context, orderIDs iter.Seq[str
 		results := make(chan checked)
 		go c.feedChecks(ctx, orderIDs, b.concurrency, results, stop)
 		defer func() {
-			close(stop)
+			// Cancel before stop: a worker can free its slot only once stop
+			// is closed, and the feeder must then see ctx ended, not a free
+			// slot to launch one more check with.
 			cancel()
+			close(stop)
 			for range results { // until every worker and the feeder ended
 			}
 		}()
@@ -105,6 +108,10 @@ func (c *Client) feedChecks(ctx context.Context, orderIDs iter.Seq[string], n in
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
+			return
+		}
+		if ctx.Err() != nil { // both were ready, and select chose the slot
+			<-slots
 			return
 		}
 		workers.Add(1)
