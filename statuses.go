@@ -102,15 +102,12 @@ func (c *Client) feedChecks(ctx context.Context, orderIDs iter.Seq[string], n in
 	}()
 	slots := make(chan struct{}, n)
 	for id := range orderIDs {
-		if ctx.Err() != nil {
-			return
-		}
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 			return
 		}
-		if ctx.Err() != nil { // both were ready, and select chose the slot
+		if ctx.Err() != nil { // ended while a slot was free too: select may pick either
 			<-slots
 			return
 		}
