@@ -434,7 +434,7 @@ func TestWaitForPaymentKeepsTheCauseACutPollHides(t *testing.T) {
 		block(r)
 	})
 	c, _ := newClient(t, srv.BaseURL(), noRetry())
-	bound, stop := context.WithTimeout(ctx, 10*time.Second) // a regression fails, not hangs
+	bound, stop := context.WithTimeout(ctx, waitBound) // a regression fails, not hangs
 	defer stop()
 	st, err := c.WaitForPayment(bound, testStatusOrder)
 	assert.Nil(t, st)
