@@ -177,20 +177,26 @@ func TestWaitForPaymentCancelled(t *testing.T) {
 	assert.Equal(t, 2, srv.Count())
 }
 
+// cancelOnSecondPoll answers the first poll with first, and ends the wait
+// (cancel) while the second poll is in flight.
+func cancelOnSecondPoll(cancel context.CancelFunc, first handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			first(w, r, n)
+			return
+		}
+		cancel()
+		block(r)
+	}
+}
+
 // TestWaitForPaymentCancelledDuringPoll: the context ends while a poll is
 // in flight.
 func TestWaitForPaymentCancelledDuringPoll(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		if n == 1 {
-			statusScript(t, pending)(w, r, n)
-			return
-		}
-		cancel()
-		block(r)
-	})
+	srv := newTestServer(t, cancelOnSecondPoll(cancel, statusScript(t, pending)))
 	c, _ := newClient(t, srv.BaseURL())
 	st, err := c.WaitForPayment(ctx, testStatusOrder)
 	assert.ErrorIs(t, err, context.Canceled)
@@ -337,7 +343,7 @@ func TestWaitForPaymentExpectedAmount(t *testing.T) {
 			t.Parallel()
 			srv := newTestServer(t, statusScript(t, tt.steps...))
 			c, _ := newClient(t, srv.BaseURL())
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 			defer cancel()
 			st, err := c.WaitForPayment(ctx, testStatusOrder, upicollect.WithExpectedAmount(tt.expected))
 			require.NotNil(t, st, "the status comes with the error")
@@ -369,7 +375,7 @@ func TestWaitForPaymentCarriesTheLastPollsCause(t *testing.T) {
 	c, clk := newClient(t, deadURL(t), noRetry())
 	ctx, cancel := context.WithDeadline(context.Background(), clk.Now().Add(5*time.Second))
 	defer cancel()
-	bound, stop := context.WithTimeout(ctx, 10*time.Second)
+	bound, stop := context.WithTimeout(ctx, waitBound) // a regression fails, not hangs
 	defer stop()
 	st, err := c.WaitForPayment(bound, testStatusOrder)
 	assert.Nil(t, st)
@@ -425,14 +431,9 @@ func TestWaitForPaymentKeepsTheCauseACutPollHides(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		if n == 1 {
-			respond(w, 500, loadResponse(t, "server_error_500.json"))
-			return
-		}
-		cancel() // the wait ends while this poll is in flight
-		block(r)
-	})
+	srv := newTestServer(t, cancelOnSecondPoll(cancel, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		respond(w, 500, loadResponse(t, "server_error_500.json"))
+	}))
 	c, _ := newClient(t, srv.BaseURL(), noRetry())
 	bound, stop := context.WithTimeout(ctx, waitBound) // a regression fails, not hangs
 	defer stop()
