@@ -43,10 +43,10 @@ type receiver struct {
 	now    func() time.Time
 
 	mu       sync.Mutex
-	refuse   map[string]int             // order id: deliveries still to answer 500
-	got      []webhook.Delivery         // every verified delivery, repeats included
+	refuse   map[string]int              // order id: deliveries still to answer 500
+	got      []webhook.Delivery          // every verified delivery, repeats included
 	recorded map[string]webhook.Delivery // by id: what the shop acted on, once each
-	errs     []error                    // Receive's refusals
+	errs     []error                     // Receive's refusals
 }
 
 func newReceiver(secret []byte, now func() time.Time) *receiver {
