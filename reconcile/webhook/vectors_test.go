@@ -92,6 +92,7 @@ func makeVectors(t *testing.T) vectorFile {
 			{"signed with the previous secret only, receiver holds the new", current, u, u, paid, sign(ts, paid, previous), false},
 			{"timestamp changed", current, u + 1, u, paid, "t=" + itoa(int(u+1)) + sign(ts, paid, current)[len("t=")+len(itoa(int(u))):], false},
 			{"no v1", current, u, u, paid, "t=" + itoa(int(u)), false},
+			{"the receiver's secret is empty: refused whatever the signature", "", u, u, paid, sign(ts, paid, ""), false},
 		},
 	}
 }
@@ -117,7 +118,7 @@ func TestVectors(t *testing.T) {
 
 	var file vectorFile
 	require.NoError(t, json.Unmarshal(got, &file))
-	require.Len(t, file.Vectors, 15)
+	require.Len(t, file.Vectors, 16)
 	valid := 0
 	for _, v := range file.Vectors {
 		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/hook", bytes.NewReader([]byte(v.Body)))
