@@ -12,9 +12,13 @@
 // sweeper delivers it again at its next step. Every delivery of one event
 // has the same id, so a receiver records the ids it has acted on and
 // answers 2xx to a repeat without acting again. Deliveries of different
-// events come in no guaranteed order (a LatePaid can arrive before the
-// Failed it follows, when the Failed's first delivery failed): act on each
-// by its result, not by what came before.
+// events come in no guaranteed order, and a delivery the sender gave up on
+// (its timeout) may still be handled by a slow receiver after a later one:
+// act on each by its result, not by what came before. Such a delivery
+// counts as failed, so the event it carried is delivered again when the
+// next check finds it again; when the next check finds more (a payment
+// after the failure), that is what comes, and a receiver can then see a
+// failed and a paid for one order, rather than a failed and a late_paid.
 //
 // # Signature
 //
