@@ -1,7 +1,6 @@
 package upicollect
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -106,8 +105,12 @@ func readIntent(p *IntentParams, orderID string, env *wire.Envelope, resp *Respo
 	if err != nil {
 		return nil, err
 	}
+	answered, err := answerOrder(d.OrderID, orderID)
+	if err != nil {
+		return nil, err
+	}
 	in := &Intent{
-		OrderID:      cmp.Or(d.OrderID, orderID),
+		OrderID:      answered,
 		Amount:       p.Amount,
 		Link:         d.Link,
 		AppLinks:     d.AppLinks,
@@ -124,11 +127,8 @@ func readIntent(p *IntentParams, orderID string, env *wire.Envelope, resp *Respo
 		}
 		in.Amount = Money(paise)
 	}
-	switch {
-	case in.Amount != p.Amount:
+	if in.Amount != p.Amount {
 		return nil, fmt.Errorf("the answer's amount is %s, not the %s asked", in.Amount, p.Amount)
-	case in.OrderID != orderID:
-		return nil, fmt.Errorf("the answer names order %s, not %s", upi.Quote(in.OrderID), upi.Quote(orderID))
 	}
 	// The checks Verify runs, with the order id sent: a link that pays
 	// another amount, order or payee must never reach a payer.
@@ -141,6 +141,17 @@ func readIntent(p *IntentParams, orderID string, env *wire.Envelope, resp *Respo
 		return nil, err
 	}
 	return in, nil
+}
+
+// answerOrder is the order a create's answer names: got, or sent when the
+// answer names none (a payment request's or order request's answer may
+// carry no orderId). An answer naming another order than the one sent is
+// refused: its links, page or order id belong to some other payment.
+func answerOrder(got, sent string) (string, error) {
+	if got == "" || got == sent {
+		return sent, nil
+	}
+	return "", fmt.Errorf("the answer names order %s, not %s", upi.Quote(got), upi.Quote(sent))
 }
 
 // VerifyError lists every way an intent's links disagree with the
