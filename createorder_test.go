@@ -74,4 +74,3 @@ func createOrder(ctx context.Context, c *upicollect.Client) (string, error) {
 	}
 	return r.OrderID, nil
 }
-
