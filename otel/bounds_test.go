@@ -32,15 +32,15 @@ func TestDoPathsStayOutOfMetrics(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, map[string]int64{
-		"upicollect.operation=other,upicollect.outcome=success":              n,
+		"upicollect.operation=other,upicollect.outcome=success":             n,
 		"upicollect.operation=createPaymentLink,upicollect.outcome=success": 1,
 	}, e.points(t, "upicollect.client.calls"))
 	assert.Equal(t, map[string]int64{
-		"http.response.status_code=200,upicollect.operation=other":              n,
+		"http.response.status_code=200,upicollect.operation=other":             n,
 		"http.response.status_code=200,upicollect.operation=createPaymentLink": 1,
 	}, e.points(t, "upicollect.client.attempts"))
 	assert.Equal(t, map[string]int64{
-		"upicollect.operation=other,upicollect.outcome=success":              n,
+		"upicollect.operation=other,upicollect.outcome=success":             n,
 		"upicollect.operation=createPaymentLink,upicollect.outcome=success": 1,
 	}, e.points(t, "upicollect.client.call.duration"))
 
