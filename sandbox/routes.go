@@ -43,7 +43,7 @@ func page(h http.HandlerFunc) handlerFunc {
 func (s *Service) routeTable() []route {
 	return []route{
 		{apiPrefix + "{op}", true, false, s.serveAPI},
-		{apiPrefix, false, false, page(s.serveNotFound)}, // deeper paths: the API's own 404
+		{apiPrefix, false, false, page(s.serveNotFound)},               // deeper paths: the API's own 404
 		{"GET " + pagePrefix + "{id}", false, true, page(s.servePage)}, // it shows the customer's name
 		{"GET " + qrPrefix + "{file}", false, false, page(s.serveQR)},
 		{"GET /{$}", false, true, page(s.serveIndex)},
