@@ -13,15 +13,15 @@
 // callers waiting in one process share round trips: one Lua script call
 // reserves a slot for each of them (up to a second ahead), and each sleeps
 // until its own, so a process reaches its limit also when Redis is tens of
-// milliseconds away.
+// milliseconds away. A Wait whose context ends returns at once, even while
+// Redis stalls.
 //
 // When Redis cannot be reached, Wait fails at once with an error matching
 // ErrUnavailable, and the client's call fails without sending anything: the
 // limit cannot be kept, and a fleet that fell back to sending unlimited
 // would meet the service's 429s exactly when Redis is down. There is no
 // in-process fallback; how fast "at once" is depends on the redis.Client's
-// own DialTimeout, ReadTimeout and MaxRetries. A Wait whose context ends
-// returns at once all the same, even while Redis stalls.
+// own DialTimeout, ReadTimeout and MaxRetries.
 package redisrate
 
 import (
