@@ -363,7 +363,10 @@ func TestCheckPaymentStatusesRaisesTheSequencesPanicInTheCaller(t *testing.T) {
 	}{
 		{"panic before the first order", nil, false, 0},
 		{"panic after two orders", []string{"ord-a", "ord-b"}, false, 2},
-		{"panic after the caller broke out", []string{"ord-a", "ord-b"}, true, 1},
+		// The sequence panics right after its first order, which the batch
+		// takes at once (a slot is free); the caller breaks out after that
+		// order's result.
+		{"panic after the caller broke out", []string{"ord-a"}, true, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			yielded := 0
