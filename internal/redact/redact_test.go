@@ -455,3 +455,43 @@ func TestDecodeWide(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 7, 12, 15, 15, 21, 27}, from)
 	assert.Equal(t, []int{1, 7, 12, 15, 21, 21, 27, 28}, to)
 }
+
+// TestWideBounds pins the edges of the escapes decodeWide reads: where a
+// reference's number ends, the code points it may stand for, escapes cut
+// off at the end of the text.
+func TestWideBounds(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"&#90;":          "Z",
+		"&#48;&#57;":     "09",
+		"&#x2f;&#X3A;":   "/:",
+		"&#x10FFFF;":     "\U0010FFFF",
+		"&#x110000;":     "&#x110000;",
+		"&#xD7FF;":       "\ud7ff",
+		"&#xD800;":       "&#xD800;",
+		"&#xDFFF;":       "&#xDFFF;",
+		"&#xE000;":       "\ue000",
+		"&#00000065;":    "A",
+		"&#000000065;":   "\x06" + "5;",
+		"&#65":           "A",
+		"&#x41x":         "Ax",
+		"&plus;&plus":    "+&plus",
+		"a&":             "a&",
+		"&":              "&",
+		`\u0041\u004`:    `A\u004`,
+		`\u002f\u0030`:   `\u002f0`,
+		"%2f%30%3":       "%2f0%3",
+		"&#;&#x;&#a;&#0": "&#;&#x;&#a;&#0",
+	} {
+		dec, from, to := decodeWide(in)
+		assert.Equal(t, want, dec, in)
+		require.Len(t, from, len(dec), in)
+		require.Len(t, to, len(dec), in)
+		if len(dec) > 0 {
+			assert.Equal(t, 0, from[0], in)
+			assert.Equal(t, len(in), to[len(to)-1], in)
+		}
+		assert.Equal(t, want != in, hasWide(in), in)
+		assert.Equal(t, want != in, hasWide([]byte(in)), in)
+	}
+}
