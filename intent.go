@@ -74,9 +74,7 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	}
 	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*Intent, error) {
 		in, dropped, err := readIntent(p, orderID, env, resp)
-		if len(dropped) > 0 {
-			c.droppedLinks(ctx, cl, dropped)
-		}
+		c.droppedLinks(ctx, cl, dropped) // none: nothing to do
 		return in, err
 	})
 }
