@@ -36,6 +36,9 @@ type call struct {
 	attempts   int
 	httpStatus int
 	stopReason string
+	// dropped are the app links an intent's answer carried that the
+	// client dropped (CallEnd.DroppedLinks).
+	dropped []DroppedLink
 }
 
 // newCall describes op. The form is encoded here, once per call, not once
@@ -300,7 +303,19 @@ func (c *Client) endCall(ctx context.Context, cl *call, start time.Time, err err
 	c.observer.EndCall(ctx, c.info(cl), CallEnd{
 		Attempts: cl.attempts, HTTPStatus: cl.httpStatus, Duration: c.clock.Now().Sub(start),
 		Outcome: callOutcome(err, cl.stopReason), ErrorType: ErrorType(err), Reason: cl.stopReason,
+		DroppedLinks: cl.dropped,
 	})
+}
+
+// droppedLinks records the app links an intent's answer carried that the
+// client dropped, for the log and, at the call's end, the Observer.
+func (c *Client) droppedLinks(ctx context.Context, cl *call, dropped []DroppedLink) {
+	cl.dropped = dropped
+	for _, d := range dropped {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "upicollect: app link dropped",
+			slog.String("op", cl.op), slog.String("order_id", cl.orderID),
+			slog.String("app", d.App), slog.String("reason", d.Reason))
+	}
 }
 
 // observeFinal reports that WaitForPayment, begun at start, saw orderID's

@@ -182,7 +182,7 @@ func decodeCases() []decodeCase {
 				assert.True(t, pr.ExpiresAt.IsZero())
 				assert.Equal(t, "Payment request sent successfully", pr.Message)
 			})},
-		{name: "request_success_iso_expiry", op: opRequest, file: "request_success_iso_expiry.json", status: 200,
+		{name: "request_success_iso_expiry", op: opRequest, file: "request_success_iso_expiry.json", status: 200, orderID: "PCS1736930000456",
 			check: requestCheck(func(t *testing.T, pr *upicollect.PaymentRequest) {
 				assert.Equal(t, "PCS1736930000456", pr.OrderID)
 				assert.Equal(t, "https://pay.example.com/request/PCS1736930000456", pr.PaymentURL)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/upicollect/upicollect-go/internal/redact"
+	"github.com/upicollect/upicollect-go/internal/upi"
 	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
@@ -102,7 +103,7 @@ const (
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("upicollect: ")
-	b.WriteString(e.Op)
+	b.WriteString(upi.PlainOrQuote(e.Op)) // Do's: the caller's path
 	b.WriteString(": ")
 	sep := false
 	part := func(s string) {
@@ -360,7 +361,9 @@ func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString("upicollect: ")
 	if e.Op != "" {
-		b.WriteString(e.Op)
+		// Do's operation is the end of the caller's path, which may hold
+		// anything: a CR LF must not start a line of its own in a log.
+		b.WriteString(upi.PlainOrQuote(e.Op))
 		b.WriteString(": ")
 	}
 	b.WriteString("invalid parameters: ")

@@ -246,14 +246,19 @@ func successBody(t testing.TB, op string) []byte {
 
 // bySuccess answers every request with the success shape of the operation
 // named in its path; an intent's answer carries the amount and order id
-// the request asked for, as the service's does (CreatePaymentIntent
-// refuses links for another payment).
+// the request asked for, and a payment request's its order id, as the
+// service's do (a create refuses an answer for another payment).
 func bySuccess(t testing.TB) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, n int) {
 		op := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
 		body := successBody(t, op)
-		if ts, ok := r.Context().Value(serverKey{}).(*testServer); ok && op == opIntent {
-			body = echoIntent(body, ts.form(n))
+		if ts, ok := r.Context().Value(serverKey{}).(*testServer); ok {
+			switch op {
+			case opIntent:
+				body = echoIntent(body, ts.form(n))
+			case opRequest:
+				body = echoRequestOrder(body, ts.form(n))
+			}
 		}
 		respond(w, http.StatusOK, body)
 	}
@@ -273,6 +278,18 @@ func echoIntent(body []byte, form url.Values) []byte {
 		s = strings.ReplaceAll(s, `"orderId": "ORD-1001"`, `"orderId": `+string(j))
 	}
 	return []byte(s)
+}
+
+// echoRequestOrder rewrites the golden payment request answer (ORD-2001)
+// for the order id of form: a create refuses an answer naming another
+// order.
+func echoRequestOrder(body []byte, form url.Values) []byte {
+	id := form.Get("order_id")
+	if id == "" {
+		return body
+	}
+	j, _ := json.Marshal(id)
+	return []byte(strings.ReplaceAll(string(body), `"orderId": "ORD-2001"`, `"orderId": `+string(j)))
 }
 
 // form is the body of the n-th request, parsed.

@@ -1,10 +1,10 @@
 package upicollect
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +29,9 @@ type Intent struct {
 	Amount  Money
 	Link    string // generic upi:// intent link ("intent")
 	// AppLinks holds the per-app links keyed by the service's own field name
-	// ("phonepe", "paytm", "gpay", "cred", or "app_a"... in the document).
+	// ("phonepe", "paytm", "gpay", "cred", or "app_a"... in the document);
+	// CreatePaymentIntent leaves out a link that cannot be read or names no
+	// payee.
 	AppLinks     map[string]string
 	DynamicQR    string    // as sent, opaque (a link, QR text or image data)
 	ExpiresAt    time.Time // zero when absent or unparseable
@@ -53,7 +55,11 @@ type Intent struct {
 // is not the service's envelope, one for another amount or order, and one
 // whose links fail any check of Intent.Verify is ErrUnexpectedResponse and
 // ErrOutcomeUnknown: no link this returns pays another amount, order or
-// payee. The context bounds the whole call; cancelling it after the request
+// payee. An app's own link that cannot be read, or names no payee, pays
+// nobody: it is dropped from AppLinks, not a reason to refuse the intent,
+// and reported to the logger (a warning) and to the Observer
+// (CallEnd.DroppedLinks); one that names another payee, amount or order
+// still refuses the whole answer. The context bounds the whole call; cancelling it after the request
 // went out gives no guarantee either way (ErrOutcomeUnknown): check the
 // order's status before creating it again.
 func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Intent, error) {
@@ -66,7 +72,11 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	if err != nil {
 		return nil, err
 	}
-	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*Intent, error) { return readIntent(p, orderID, env, resp) })
+	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*Intent, error) {
+		in, dropped, err := readIntent(p, orderID, env, resp)
+		c.droppedLinks(ctx, cl, dropped) // none: nothing to do
+		return in, err
+	})
 }
 
 // redirectCreate validates the fields of a create that sends the payer back
@@ -97,17 +107,22 @@ func (c *Client) redirectCreate(op string, p *IntentParams) (*call, string, erro
 }
 
 // readIntent decodes createPaymentIntent's data; orderID is the one sent.
-func readIntent(p *IntentParams, orderID string, env *wire.Envelope, resp *Response) (*Intent, error) {
+// It returns the app links it dropped too.
+func readIntent(p *IntentParams, orderID string, env *wire.Envelope, resp *Response) (*Intent, []DroppedLink, error) {
 	data, err := needData(env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d, err := wire.DecodeIntentData(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	answered, err := answerOrder(d.OrderID, orderID)
+	if err != nil {
+		return nil, nil, err
 	}
 	in := &Intent{
-		OrderID:      cmp.Or(d.OrderID, orderID),
+		OrderID:      answered,
 		Amount:       p.Amount,
 		Link:         d.Link,
 		AppLinks:     d.AppLinks,
@@ -120,27 +135,64 @@ func readIntent(p *IntentParams, orderID string, env *wire.Envelope, resp *Respo
 	if d.Amount != nil {
 		paise, err := wire.ParseAmount(d.Amount)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		in.Amount = Money(paise)
 	}
-	switch {
-	case in.Amount != p.Amount:
-		return nil, fmt.Errorf("the answer's amount is %s, not the %s asked", in.Amount, p.Amount)
-	case in.OrderID != orderID:
-		return nil, fmt.Errorf("the answer names order %s, not %s", upi.Quote(in.OrderID), upi.Quote(orderID))
+	if in.Amount != p.Amount {
+		return nil, nil, fmt.Errorf("the answer's amount is %s, not the %s asked", in.Amount, p.Amount)
 	}
+	// An app's link that no app could pay with is dropped, not a reason to
+	// refuse the links that work.
+	dropped := dropUnusable(in.AppLinks)
 	// The checks Verify runs, with the order id sent: a link that pays
 	// another amount, order or payee must never reach a payer.
 	sent := *p
 	sent.OrderID = orderID
 	if err := in.Verify(&sent); err != nil {
 		if ve, ok := err.(*VerifyError); ok {
-			return nil, unsafeLinksError{ve.mismatches()}
+			return nil, nil, unsafeLinksError{ve.mismatches()}
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return in, nil
+	return in, dropped, nil
+}
+
+// DroppedLink is an app's link an intent answer carried that the client
+// dropped from Intent.AppLinks.
+type DroppedLink struct {
+	// App is the link's key in the answer ("cred", "app_a", ...).
+	App string
+	// Reason says why, in the SDK's words: the link cannot be read as a
+	// UPI or app link, or names no payee.
+	Reason string
+}
+
+// dropUnusable removes from apps, and returns in key order, the links no
+// app could pay with (upi.Unusable): a link that cannot be read, or names
+// no payee, pays nobody, so the links beside it stay usable. A link that
+// names a payee stays, for Verify to judge.
+func dropUnusable(apps map[string]string) []DroppedLink {
+	var dropped []DroppedLink
+	for k, v := range apps {
+		if why := upi.Unusable(v); why != "" {
+			dropped = append(dropped, DroppedLink{App: k, Reason: why})
+			delete(apps, k)
+		}
+	}
+	slices.SortFunc(dropped, func(a, b DroppedLink) int { return strings.Compare(a.App, b.App) })
+	return dropped
+}
+
+// answerOrder is the order a create's answer names: got, or sent when the
+// answer names none (a payment request's or order request's answer may
+// carry no orderId). An answer naming another order than the one sent is
+// refused: its links, page or order id belong to some other payment.
+func answerOrder(got, sent string) (string, error) {
+	if got == "" || got == sent {
+		return sent, nil
+	}
+	return "", fmt.Errorf("the answer names order %s, not %s", upi.Quote(got), upi.Quote(sent))
 }
 
 // VerifyError lists every way an intent's links disagree with the

@@ -111,6 +111,10 @@ type CallEnd struct {
 	// "context done", ReasonAttemptsExhausted, ReasonBudgetExhausted, ...;
 	// "" on success.
 	Reason string
+	// DroppedLinks are the app links an intent's answer carried that the
+	// client dropped from Intent.AppLinks because no app could pay with
+	// them (see CreatePaymentIntent); nil for every other call.
+	DroppedLinks []DroppedLink
 }
 
 // Outcome is a call's result in one word.

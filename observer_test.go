@@ -437,8 +437,13 @@ func TestRateLimiterFailure(t *testing.T) {
 	}
 }
 
-// TestRateLimiterOptions: the option refuses nil, and NewClient refuses
-// both limiters at once.
+// limiterFunc is a RateLimiter of a func.
+type limiterFunc func(context.Context) error
+
+func (f limiterFunc) Wait(ctx context.Context) error { return f(ctx) }
+
+// TestRateLimiterOptions: the options refuse nil, also a nil pointer or
+// func in the interface, and NewClient refuses both limiters at once.
 func TestRateLimiterOptions(t *testing.T) {
 	t.Parallel()
 	base := upicollect.WithBaseURL("http://127.0.0.1:1")
@@ -449,10 +454,21 @@ func TestRateLimiterOptions(t *testing.T) {
 	}{
 		{"nil limiter", []upicollect.Option{upicollect.WithRateLimiter(nil)}, "WithRateLimiter: nil limiter"},
 		{"nil observer", []upicollect.Option{upicollect.WithObserver(nil)}, "WithObserver: nil observer"},
+		// A nil pointer in a non-nil interface would panic on the first call.
+		{"typed nil limiter", []upicollect.Option{upicollect.WithRateLimiter((*countingLimiter)(nil))}, "WithRateLimiter: nil limiter"},
+		{"typed nil observer", []upicollect.Option{upicollect.WithObserver((*recordingObserver)(nil))}, "WithObserver: nil observer"},
+		{"typed nil NopObserver", []upicollect.Option{upicollect.WithObserver((*upicollect.NopObserver)(nil))}, "WithObserver: nil observer"},
+		{"nil func limiter", []upicollect.Option{upicollect.WithRateLimiter(limiterFunc(nil))}, "WithRateLimiter: nil limiter"},
 		{"both limiters", []upicollect.Option{upicollect.WithRateLimit(10, 1), upicollect.WithRateLimiter(&countingLimiter{})}, "WithRateLimit and WithRateLimiter"},
+		{"a struct observer", []upicollect.Option{upicollect.WithObserver(upicollect.NopObserver{})}, ""},
+		{"a func limiter", []upicollect.Option{upicollect.WithRateLimiter(limiterFunc(func(context.Context) error { return nil }))}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := upicollect.NewClient(testCreds, append(tt.opts, base)...)
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})

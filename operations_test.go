@@ -198,3 +198,32 @@ func TestDoOpName(t *testing.T) {
 		assert.Equal(t, want, ve.Op, path)
 	}
 }
+
+// TestDoOpNameEscaped: Do's operation, the end of the caller's path, is
+// escaped in its errors' text: a CR LF in it cannot forge a line of a log
+// or a header-like line, and a long one is cut. The field keeps it as given.
+func TestDoOpNameEscaped(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, always(http.StatusBadRequest, []byte(`{"status":false,"statusCode":400,"msg":"no"}`)))
+	c, _ := newClient(t, srv.BaseURL())
+	for path, want := range map[string]string{
+		"/v1/a\r\nX-Injected: 1": `upicollect: "a\r\nX-Injected: 1": invalid parameters: path: `,
+		"/v1/a\"b\x00":           `upicollect: "a\"b\x00": invalid parameters: path: `,
+		"refund":                 "upicollect: refund: invalid parameters: path: ",
+	} {
+		_, err := c.Do(context.Background(), path, nil, nil)
+		var ve *upicollect.ValidationError
+		require.ErrorAs(t, err, &ve, path)
+		assert.True(t, strings.HasPrefix(err.Error(), want), "%q", err.Error())
+		assert.NotContains(t, err.Error(), "\n")
+		assert.Equal(t, path[strings.LastIndex(path, "/")+1:], ve.Op)
+	}
+	// An operation that passed validation is escaped in an *APIError too.
+	_, err := c.Do(context.Background(), "/v1/refund%0D%0AX:1", nil, nil)
+	var ae *upicollect.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "refund%0D%0AX:1", ae.Op)
+	_, err = c.Do(context.Background(), "/v1/"+strings.Repeat("é", 40), nil, nil)
+	require.ErrorAs(t, err, &ae)
+	assert.True(t, strings.HasPrefix(err.Error(), `upicollect: "`+strings.Repeat("é", 32)+`"…: `), err.Error())
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -234,7 +235,7 @@ func WithInsecureHTTP() Option {
 // refuses WithRateLimit and WithRateLimiter together.
 func WithRateLimiter(l RateLimiter) Option {
 	return func(s *settings) error {
-		if l == nil {
+		if isNil(l) {
 			return errors.New("upicollect: WithRateLimiter: nil limiter")
 		}
 		s.limiter = l
@@ -243,15 +244,30 @@ func WithRateLimiter(l RateLimiter) Option {
 }
 
 // WithObserver makes the client report every call and attempt to o (see
-// Observer). Without it, the client does no observation work.
+// Observer). Without it, the client does no observation work. A nil o, also
+// a nil pointer (or map, func, ...) in a non-nil interface, is refused: its
+// first call would panic.
 func WithObserver(o Observer) Option {
 	return func(s *settings) error {
-		if o == nil {
+		if isNil(o) {
 			return errors.New("upicollect: WithObserver: nil observer")
 		}
 		s.observer = o
 		return nil
 	}
+}
+
+// isNil reports whether v is nil or holds a nil pointer, map, func, chan,
+// slice or interface: a seam given one would panic on its first call.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface, reflect.UnsafePointer:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // newRateLimiter is the client's limiter: WithRateLimiter's, else

@@ -1,7 +1,6 @@
 package upicollect
 
 import (
-	"cmp"
 	"context"
 	"errors"
 
@@ -45,8 +44,9 @@ type OrderRequest struct {
 // so the call is retried safely and every result and *APIError names the
 // order. Retries: on connection errors, timeouts, 429, 500, 502, 503 and
 // 504; a 409 on any attempt after the first is ErrOutcomeUnknown, never
-// ErrDuplicateOrderID. An answer without a payment_url, or with one that is
-// not an absolute http(s) URL, is ErrUnexpectedResponse and
+// ErrDuplicateOrderID. An answer without a payment_url, with one that is
+// not an absolute http(s) URL, or naming another order than the one sent
+// (one naming none is the sent order's), is ErrUnexpectedResponse and
 // ErrOutcomeUnknown. The context bounds the whole call, backoff included;
 // cancelling it after the request went out gives no guarantee either way
 // (ErrOutcomeUnknown): check the order's status before creating it again.
@@ -86,8 +86,12 @@ func readOrderRequest(orderID string, env *wire.Envelope, resp *Response) (*Orde
 	if err := upi.CheckWebURL("payment_url", d.PaymentURL); err != nil {
 		return nil, err
 	}
+	answered, err := answerOrder(d.OrderID, orderID)
+	if err != nil {
+		return nil, err
+	}
 	return &OrderRequest{
-		OrderID:    cmp.Or(d.OrderID, orderID),
+		OrderID:    answered,
 		PaymentURL: d.PaymentURL,
 		Message:    env.Msg,
 		Response:   resp,

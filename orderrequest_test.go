@@ -166,7 +166,11 @@ func TestCreateOrderRequestAnswers(t *testing.T) {
 			t.Parallel()
 			srv := newTestServer(t, always(200, []byte(tt.body)))
 			c, _ := newClient(t, srv.BaseURL())
-			or, err := c.CreateOrderRequest(context.Background(), orderParams())
+			p := orderParams()
+			if tt.wantOrder != "" {
+				p.OrderID = tt.wantOrder // the answer names the order sent
+			}
+			or, err := c.CreateOrderRequest(context.Background(), p)
 			if tt.is != nil {
 				assertSentinels(t, err, tt.is...)
 				var ae *upicollect.APIError

@@ -1,7 +1,6 @@
 package upicollect
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -38,8 +37,9 @@ type PaymentRequest struct {
 // CreatePaymentIntent: without p.OrderID the client sets one (NewOrderID)
 // before the first attempt; the call is retried on connection errors,
 // timeouts, 429 and 5xx (a later 409 is then ErrOutcomeUnknown). A payment_url
-// that is not an absolute http(s) URL is ErrUnexpectedResponse and
-// ErrOutcomeUnknown. A cancelled context after the request went out gives
+// that is not an absolute http(s) URL, and an answer naming another order
+// than the one sent (one naming none is the sent order's), is
+// ErrUnexpectedResponse and ErrOutcomeUnknown. A cancelled context after the request went out gives
 // no guarantee either way.
 func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*PaymentRequest, error) {
 	c.mustInit()
@@ -88,8 +88,12 @@ func readPaymentRequest(orderID string, env *wire.Envelope, resp *Response) (*Pa
 			return nil, err
 		}
 	}
+	answered, err := answerOrder(d.OrderID, orderID)
+	if err != nil {
+		return nil, err
+	}
 	return &PaymentRequest{
-		OrderID:    cmp.Or(d.OrderID, orderID),
+		OrderID:    answered,
 		PaymentURL: d.PaymentURL,
 		ExpiresAt:  wire.ParseExpiry(d.Expiry),
 		Message:    env.Msg,

@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"html"
+	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -380,4 +383,87 @@ func TestEchoedCredentialsInSuccess(t *testing.T) {
 			}
 		})
 	}
+}
+
+// escapeEach writes each byte of s with format.
+func escapeEach(s, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, format, s[i])
+	}
+	return b.String()
+}
+
+// TestEscapedEchoesScrubbed: an answer that echoes the Authorization
+// header and the secret with every character written as a JSON \uXXXX
+// escape, or in an HTML page as character references (&#43; for '+', or
+// every character as &#NN; or &#xHH;), over loopback HTTP, leaves them
+// neither in the error's text, its Message and Response.Body, nor in the
+// log, once those are decoded as JSON or HTML.
+func TestEscapedEchoesScrubbed(t *testing.T) {
+	t.Parallel()
+	const pub, secret = "pk_live_3Xc", "sk_live_~~>?Qw7"
+	creds := upicollect.Credentials{MID: testMID, PublicKey: pub, SecretKey: secret}
+	auth := basicAuth(pub, secret)
+	pair := strings.TrimPrefix(auth, "Basic ")
+	require.Contains(t, pair, "+")
+	require.Contains(t, pair, "/")
+	entities := strings.NewReplacer("+", "&#43;", "/", "&#47;", "=", "&#61;")
+	bodies := map[string]struct {
+		status      int
+		contentType string
+		body        string
+	}{
+		"JSON, every character \\u": {400, "application/json", `{"status":false,"statusCode":400,"msg":"bad header ` +
+			escapeEach(auth, `\u%04x`) + `","debug":{"secret":"` + escapeEach(secret, `\u%04X`) + `","pair":"` + escapeEach(pair, `\u%04x`) + `"}}`},
+		"HTML, &#43;": {502, "text/html", "<html><body><h1>502</h1><p>Authorization: " + entities.Replace(auth) + "</p><p>" +
+			entities.Replace(pair) + "</p></body></html>"},
+		"HTML, every character &#NN;": {502, "text/html", "<html><body><p>" + escapeEach(auth, "&#%d;") + " " + escapeEach(secret, "&#x%x;") + "</p></body></html>"},
+		"JSON holding HTML":           {400, "application/json", `{"status":false,"statusCode":400,"msg":"<p>` + entities.Replace(auth) + `</p>"}`},
+	}
+	for name, answer := range bodies {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+				w.Header().Set("Content-Type", answer.contentType)
+				w.WriteHeader(answer.status)
+				_, _ = io.WriteString(w, answer.body)
+			})
+			var logs syncBuffer
+			c, err := upicollect.NewClient(creds, upicollect.WithBaseURL(srv.BaseURL()), upicollect.WithClock(newFakeClock()),
+				upicollect.WithRand(fixedRand), upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 1}),
+				upicollect.WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+			require.NoError(t, err)
+			_, err = c.CheckPaymentStatus(context.Background(), testStatusOrder)
+			var ae *upicollect.APIError
+			require.ErrorAs(t, err, &ae)
+			require.NotNil(t, ae.Response)
+			assert.Contains(t, string(ae.Response.Body), "[REDACTED]")
+			for what, text := range map[string]string{
+				"error": err.Error(), "message": ae.Message, "body": string(ae.Response.Body), "log": logs.String(),
+			} {
+				for _, decoded := range []string{text, jsonUnescape(text), html.UnescapeString(text), html.UnescapeString(jsonUnescape(text))} {
+					for _, f := range []string{auth, pair, secret} {
+						assert.NotContains(t, decoded, f, what)
+					}
+				}
+			}
+		})
+	}
+}
+
+// jsonUnescape decodes the \uXXXX escapes of s (as JSON would in a string).
+func jsonUnescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u' {
+			if r, err := strconv.ParseUint(s[i+2:i+6], 16, 32); err == nil {
+				b.WriteRune(rune(r))
+				i += 5
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

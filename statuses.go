@@ -57,7 +57,10 @@ type checked struct {
 // yielded, and the sequence ends. Orders not yet read are not reported:
 // check ctx.Err() after the loop to know whether every order was checked. A
 // sequence that can block for long (a terminal) delays the end until it
-// yields again; make it watch ctx too.
+// yields again; make it watch ctx too. A panic in orderIDs, which the batch
+// reads on a goroutine of its own, is raised again on the caller's
+// goroutine, with the same value, once the checks in flight have ended (and
+// their results were yielded, unless the caller left the loop).
 func (c *Client) CheckPaymentStatuses(ctx context.Context, orderIDs iter.Seq[string], opts ...BatchOption) iter.Seq2[*PaymentStatus, error] {
 	c.mustInit()
 	b := batchSettings{concurrency: DefaultConcurrency}
@@ -73,7 +76,12 @@ func (c *Client) CheckPaymentStatuses(ctx context.Context, orderIDs iter.Seq[str
 		// waiting for a reader that is gone.
 		stop := make(chan struct{})
 		results := make(chan checked)
-		go c.feedChecks(ctx, orderIDs, b.concurrency, results, stop)
+		fed := new(feedPanic)
+		go c.feedChecks(ctx, orderIDs, b.concurrency, results, stop, fed)
+		// left says the loop ended (or the caller broke out of it) rather
+		// than its body panicking: a panic of the caller's own is not
+		// replaced by the feeder's.
+		left := false
 		defer func() {
 			// Cancel before stop: a worker can free its slot only once stop
 			// is closed, and the feeder must then see ctx ended, not a free
@@ -82,21 +90,40 @@ func (c *Client) CheckPaymentStatuses(ctx context.Context, orderIDs iter.Seq[str
 			close(stop)
 			for range results { // until every worker and the feeder ended
 			}
+			// results is closed after the feeder recorded a panic, so fed
+			// is read safely here.
+			if left && fed.panicked {
+				panic(fed.value)
+			}
 		}()
 		for r := range results {
 			if !yield(r.status, r.err) {
+				left = true
 				return
 			}
 		}
+		left = true
 	}
+}
+
+// feedPanic is a panic of the caller's sequence, recovered on the
+// feeder's goroutine to be raised again on the caller's.
+type feedPanic struct {
+	panicked bool
+	value    any
 }
 
 // feedChecks reads order ids, runs a check for each on at most n workers,
 // and closes results when the input is done (or ctx ended) and every
-// worker has delivered or dropped its result.
-func (c *Client) feedChecks(ctx context.Context, orderIDs iter.Seq[string], n int, results chan<- checked, stop <-chan struct{}) {
+// worker has delivered or dropped its result. A panic of orderIDs is
+// recorded in fed before results is closed: it runs on this goroutine,
+// where nobody could recover it, and the caller raises it again on its own.
+func (c *Client) feedChecks(ctx context.Context, orderIDs iter.Seq[string], n int, results chan<- checked, stop <-chan struct{}, fed *feedPanic) {
 	var workers sync.WaitGroup
 	defer func() {
+		if p := recover(); p != nil {
+			fed.panicked, fed.value = true, p
+		}
 		workers.Wait()
 		close(results)
 	}()

@@ -331,3 +331,56 @@ var (
 	_ func(*upicollect.Client, context.Context, iter.Seq[string], ...upicollect.BatchOption) iter.Seq2[*upicollect.PaymentStatus, error] = (*upicollect.Client).CheckPaymentStatuses
 	_ func(int) upicollect.BatchOption                                                                                                   = upicollect.WithConcurrency
 )
+
+// panickingIDs yields ids, then panics with value.
+func panickingIDs(value any, ids ...string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, id := range ids {
+			if !yield(id) {
+				return
+			}
+		}
+		panic(value)
+	}
+}
+
+// TestCheckPaymentStatusesRaisesTheSequencesPanicInTheCaller: the batch
+// reads orderIDs on a goroutine of its own, where a panic would kill the
+// process; it reaches the caller's goroutine instead, with its value, after
+// the checks already started were yielded, and also when the caller broke
+// out of the loop. The batch's goroutines end either way.
+func TestCheckPaymentStatusesRaisesTheSequencesPanicInTheCaller(t *testing.T) {
+	verifyNoLeaks(t)
+	sb := sandbox.Start(t, sandbox.Strict())
+	c := sb.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+	defer cancel()
+	for _, tt := range []struct {
+		name   string
+		ids    []string
+		breaks bool
+		want   int // results yielded before the panic
+	}{
+		{"panic before the first order", nil, false, 0},
+		{"panic after two orders", []string{"ord-a", "ord-b"}, false, 2},
+		// The sequence panics right after its first order, which the batch
+		// takes at once (a slot is free); the caller breaks out after that
+		// order's result.
+		{"panic after the caller broke out", []string{"ord-a"}, true, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			yielded := 0
+			assert.PanicsWithValue(t, "bad id source", func() {
+				for _, err := range c.CheckPaymentStatuses(ctx, panickingIDs("bad id source", tt.ids...), upicollect.WithConcurrency(1)) {
+					yielded++
+					assert.NoError(t, err)
+					if tt.breaks {
+						break
+					}
+				}
+			})
+			assert.Equal(t, tt.want, yielded)
+		})
+	}
+	c.CloseIdleConnections()
+}

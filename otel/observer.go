@@ -21,9 +21,19 @@ const ScopeName = "github.com/upicollect/upicollect-go/otel"
 // Attribute keys of this package (the others come from the semantic
 // conventions).
 const (
-	// OperationKey is the operation ("checkPaymentStatus", ...), on spans
-	// and metrics.
+	// OperationKey is the operation ("checkPaymentStatus", ...). On
+	// metrics it is one of the operations the SDK wraps, or "other" (Do's
+	// paths may carry ids, which would grow a metric without bound); spans
+	// carry it as the client named it.
 	OperationKey = attribute.Key("upicollect.operation")
+	// AppKey is the app whose link an intent's answer carried and the
+	// client dropped (see upicollect.CallEnd.DroppedLinks): on the
+	// DroppedLinkEvent as the answer named it, on the metric one of the
+	// apps the service is known to name, or "other".
+	AppKey = attribute.Key("upicollect.app")
+	// ReasonKey is why the client dropped an app's link, on the
+	// DroppedLinkEvent.
+	ReasonKey = attribute.Key("upicollect.reason")
 	// OrderIDKey is the call's order id, on spans only.
 	OrderIDKey = attribute.Key("upicollect.order_id")
 	// OutcomeKey is the call's upicollect.Outcome.
@@ -52,6 +62,40 @@ const (
 // retries after it.
 const RetryEvent = "upicollect.retry"
 
+// DroppedLinkEvent is the name of the event a call span gets for each app
+// link the client dropped from an intent.
+const DroppedLinkEvent = "upicollect.app_link.dropped"
+
+// OtherOperation is the metric operation of every call that is not one of
+// the operations the SDK wraps (Do's), and the AppKey of every app the
+// service is not known to name.
+const OtherOperation = "other"
+
+// operations are the operations the SDK wraps: the only values of a
+// metric's OperationKey besides OtherOperation.
+var operations = map[string]bool{
+	"createPaymentIntent": true, "createPaymentRequest": true, "createPaymentLink": true,
+	"checkPaymentStatus": true, "createOrderRequest": true,
+}
+
+// apps are the keys the service is known to give app links under.
+var apps = map[string]bool{
+	"phonepe": true, "paytm": true, "gpay": true, "cred": true, "app_a": true, "app_b": true, "app_c": true,
+}
+
+// metricOp bounds an operation for metrics and span names.
+func metricOp(op string) string {
+	if operations[op] {
+		return op
+	}
+	return OtherOperation
+}
+
+// maxSets bounds the cache of attribute sets: what FinalState gets
+// (a reconciler's source and result) is the caller's, and a cache keyed by
+// it must not grow without bound. Past it, sets are built each time.
+const maxSets = 1024
+
 // Observer is the upicollect.Observer NewObserver returns.
 type Observer struct {
 	tracer trace.Tracer
@@ -63,13 +107,13 @@ type Observer struct {
 	callDuration   metric.Float64Histogram
 	timeToFinal    metric.Float64Histogram
 
+	droppedLinks metric.Int64Counter
+
 	// sets caches the metric attribute sets, which repeat: building one
 	// per call would cost allocations. A map under a lock, not a sync.Map,
-	// whose any keys would cost one each lookup.
+	// whose any keys would cost one each lookup; at most maxSets of them.
 	mu   sync.RWMutex
 	sets map[setKey]measureOpts
-	// names caches each operation's attempt span name.
-	names map[string]string
 }
 
 var _ upicollect.Observer = (*Observer)(nil)
@@ -86,7 +130,7 @@ func NewObserver(tp trace.TracerProvider, mp metric.MeterProvider) upicollect.Ob
 		mp = otel.GetMeterProvider()
 	}
 	version := trace.WithInstrumentationVersion(upicollect.Version)
-	o := &Observer{tracer: tp.Tracer(ScopeName, version), sets: map[setKey]measureOpts{}, names: map[string]string{}}
+	o := &Observer{tracer: tp.Tracer(ScopeName, version), sets: map[setKey]measureOpts{}}
 	m := mp.Meter(ScopeName, metric.WithInstrumentationVersion(upicollect.Version))
 	// The API returns a working no-op instrument with its error: the error
 	// is the SDK's report of a bad name, and these names are constants.
@@ -100,6 +144,8 @@ func NewObserver(tp trace.TracerProvider, mp metric.MeterProvider) upicollect.Ob
 		metric.WithDescription("Creates that may or may not have taken effect: check the order's status."))
 	o.callDuration, _ = m.Float64Histogram("upicollect.client.call.duration", metric.WithUnit("s"),
 		metric.WithDescription("Duration of calls, retries, backoff and rate-limit waits included."))
+	o.droppedLinks, _ = m.Int64Counter("upicollect.client.app_links_dropped", metric.WithUnit("{link}"),
+		metric.WithDescription("App links an intent's answer carried that the client dropped: unreadable, or naming no payee."))
 	o.timeToFinal, _ = m.Float64Histogram("upicollect.payment.time_to_final_state", metric.WithUnit("s"),
 		metric.WithDescription("Time for an order to reach a final state: since the wait began (WaitForPayment) or the order was created (reconcile)."))
 	return o
@@ -123,6 +169,7 @@ const (
 	kindDuration
 	kindUnknown
 	kindFinal
+	kindDropped
 )
 
 // measureOpts are one attribute set as the options of Add and Record,
@@ -147,25 +194,23 @@ func (o *Observer) attrs(k setKey, build func() []attribute.KeyValue) measureOpt
 	}
 	set := metric.WithAttributeSet(attribute.NewSet(build()...))
 	v = measureOpts{add: []metric.AddOption{set}, rec: []metric.RecordOption{set}}
-	o.sets[k] = v
+	if len(o.sets) < maxSets {
+		o.sets[k] = v
+	}
 	return v
 }
 
-// attemptName is the name of op's attempt spans, "POST /v1/payments/{op}",
-// built once per operation.
-func (o *Observer) attemptName(op string) string {
-	o.mu.RLock()
-	name, ok := o.names[op]
-	o.mu.RUnlock()
-	if ok {
-		return name
+// attemptNames are the names of the attempt spans: "POST
+// /v1/payments/{op}" for the operations the SDK wraps, "POST" (the
+// method alone, as the HTTP conventions name a span whose route is not
+// known) for Do's.
+var attemptNames = func() map[string]string {
+	m := map[string]string{OtherOperation: http.MethodPost}
+	for op := range operations {
+		m[op] = http.MethodPost + " /v1/payments/" + op
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	name = http.MethodPost + " /v1/payments/" + op
-	o.names[op] = name
-	return name
-}
+	return m
+}()
 
 // The spans' start options, shared: a variadic argument built per call
 // would escape. Attributes are set once a span is known to record.
@@ -176,7 +221,7 @@ var (
 
 // StartCall starts the call's span.
 func (o *Observer) StartCall(ctx context.Context, c upicollect.CallInfo) context.Context {
-	ctx, span := o.tracer.Start(ctx, c.Op, callStart...)
+	ctx, span := o.tracer.Start(ctx, metricOp(c.Op), callStart...)
 	if span.IsRecording() {
 		span.SetAttributes(OperationKey.String(c.Op), semconv.ServerAddress(c.ServerAddress), semconv.ServerPort(c.ServerPort))
 		if c.OrderID != "" {
@@ -188,7 +233,7 @@ func (o *Observer) StartCall(ctx context.Context, c upicollect.CallInfo) context
 
 // StartAttempt starts the attempt's span, a child of the call's.
 func (o *Observer) StartAttempt(ctx context.Context, c upicollect.CallInfo, n int) context.Context {
-	ctx, span := o.tracer.Start(ctx, o.attemptName(c.Op), attemptStart...)
+	ctx, span := o.tracer.Start(ctx, attemptNames[metricOp(c.Op)], attemptStart...)
 	if span.IsRecording() {
 		span.SetAttributes(
 			semconv.HTTPRequestMethodPost,
@@ -221,9 +266,10 @@ func (o *Observer) EndAttempt(ctx context.Context, c upicollect.CallInfo, a upic
 		}
 	}
 	span.End()
-	o.attempts.Add(ctx, 1, o.attrs(setKey{kind: kindAttempt, op: c.Op, errorType: a.ErrorType, status: a.HTTPStatus},
+	op := metricOp(c.Op)
+	o.attempts.Add(ctx, 1, o.attrs(setKey{kind: kindAttempt, op: op, errorType: a.ErrorType, status: a.HTTPStatus},
 		func() []attribute.KeyValue {
-			kv := []attribute.KeyValue{OperationKey.String(c.Op)}
+			kv := []attribute.KeyValue{OperationKey.String(op)}
 			if a.HTTPStatus != 0 {
 				kv = append(kv, semconv.HTTPResponseStatusCode(a.HTTPStatus))
 			}
@@ -233,9 +279,9 @@ func (o *Observer) EndAttempt(ctx context.Context, c upicollect.CallInfo, a upic
 			return kv
 		}).add...)
 	if a.RetryReason != "" {
-		o.retries.Add(ctx, 1, o.attrs(setKey{kind: kindRetry, op: c.Op, errorType: a.ErrorType},
+		o.retries.Add(ctx, 1, o.attrs(setKey{kind: kindRetry, op: op, errorType: a.ErrorType},
 			func() []attribute.KeyValue {
-				return []attribute.KeyValue{OperationKey.String(c.Op), semconv.ErrorTypeKey.String(a.ErrorType)}
+				return []attribute.KeyValue{OperationKey.String(op), semconv.ErrorTypeKey.String(a.ErrorType)}
 			}).add...)
 	}
 }
@@ -252,23 +298,32 @@ func (o *Observer) EndCall(ctx context.Context, c upicollect.CallInfo, e upicoll
 			span.SetAttributes(semconv.ErrorTypeKey.String(e.ErrorType))
 			span.SetStatus(codes.Error, e.Reason)
 		}
+		for _, d := range e.DroppedLinks {
+			span.AddEvent(DroppedLinkEvent, trace.WithAttributes(AppKey.String(d.App), ReasonKey.String(d.Reason)))
+		}
 	}
 	span.End()
-	o.calls.Add(ctx, 1, o.attrs(setKey{kind: kindCall, op: c.Op, outcome: e.Outcome, errorType: e.ErrorType},
+	op := metricOp(c.Op)
+	for _, d := range e.DroppedLinks {
+		app := appAttr(d.App)
+		o.droppedLinks.Add(ctx, 1, o.attrs(setKey{kind: kindDropped, op: op, errorType: app},
+			func() []attribute.KeyValue { return []attribute.KeyValue{OperationKey.String(op), AppKey.String(app)} }).add...)
+	}
+	o.calls.Add(ctx, 1, o.attrs(setKey{kind: kindCall, op: op, outcome: e.Outcome, errorType: e.ErrorType},
 		func() []attribute.KeyValue {
-			kv := []attribute.KeyValue{OperationKey.String(c.Op), OutcomeKey.String(string(e.Outcome))}
+			kv := []attribute.KeyValue{OperationKey.String(op), OutcomeKey.String(string(e.Outcome))}
 			if e.ErrorType != "" {
 				kv = append(kv, semconv.ErrorTypeKey.String(e.ErrorType))
 			}
 			return kv
 		}).add...)
-	o.callDuration.Record(ctx, e.Duration.Seconds(), o.attrs(setKey{kind: kindDuration, op: c.Op, outcome: e.Outcome},
+	o.callDuration.Record(ctx, e.Duration.Seconds(), o.attrs(setKey{kind: kindDuration, op: op, outcome: e.Outcome},
 		func() []attribute.KeyValue {
-			return []attribute.KeyValue{OperationKey.String(c.Op), OutcomeKey.String(string(e.Outcome))}
+			return []attribute.KeyValue{OperationKey.String(op), OutcomeKey.String(string(e.Outcome))}
 		}).rec...)
 	if e.Outcome == upicollect.OutcomeUnknown {
-		o.outcomeUnknown.Add(ctx, 1, o.attrs(setKey{kind: kindUnknown, op: c.Op},
-			func() []attribute.KeyValue { return []attribute.KeyValue{OperationKey.String(c.Op)} }).add...)
+		o.outcomeUnknown.Add(ctx, 1, o.attrs(setKey{kind: kindUnknown, op: op},
+			func() []attribute.KeyValue { return []attribute.KeyValue{OperationKey.String(op)} }).add...)
 	}
 }
 
@@ -283,6 +338,15 @@ func (o *Observer) FinalState(ctx context.Context, f upicollect.FinalState) {
 			}
 			return kv
 		}).rec...)
+}
+
+// appAttr keeps the dropped links metric's cardinality bounded: an app
+// the service is not known to name is "other".
+func appAttr(app string) string {
+	if apps[app] {
+		return app
+	}
+	return OtherOperation
 }
 
 // txnStatusAttr keeps the metric's cardinality bounded: a state the SDK

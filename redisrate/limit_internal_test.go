@@ -55,3 +55,28 @@ func TestLimitOfRefuses(t *testing.T) {
 		assert.Contains(t, err.Error(), tt.want)
 	}
 }
+
+// TestTakeSkipsStaleSlots: a slot given back is taken in time order, and
+// one whose moment passed by more than the grace is dropped, not used late
+// beside the slots after it.
+func TestTakeSkipsStaleSlots(t *testing.T) {
+	now := time.Now()
+	l := &Limiter{interval: 5 * time.Millisecond}
+	l.slots = []time.Time{now.Add(-time.Second), now.Add(-minGrace - time.Millisecond), now.Add(-minGrace), now.Add(time.Second)}
+	at, ok := l.takeLocked(now)
+	require.True(t, ok)
+	assert.Equal(t, now.Add(-minGrace), at, "the first slot within the grace")
+	at, ok = l.takeLocked(now)
+	require.True(t, ok)
+	assert.Equal(t, now.Add(time.Second), at)
+	_, ok = l.takeLocked(now)
+	assert.False(t, ok)
+
+	// A slow limit's grace is its interval.
+	l = &Limiter{interval: time.Minute, slots: []time.Time{now.Add(-30 * time.Second)}}
+	_, ok = l.takeLocked(now)
+	assert.True(t, ok)
+	l.giveBack(now.Add(2 * time.Second))
+	l.giveBack(now.Add(time.Second))
+	assert.Equal(t, []time.Time{now.Add(time.Second), now.Add(2 * time.Second)}, l.slots, "given back in order")
+}

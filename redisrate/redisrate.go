@@ -7,9 +7,14 @@
 //		upicollect.WithBaseURL(baseURL),
 //		upicollect.WithRateLimiter(redisrate.New(rdb, "upicollect:"+creds.MID, 50, 10)))
 //
-// The limit is github.com/go-redis/redis_rate's GCRA (generic cell rate
-// algorithm) on github.com/redis/go-redis/v9: one Lua script call per
-// attempt, on Redis's own clock, so the processes' clocks need not agree.
+// The limit is a GCRA (generic cell rate algorithm), kept in Redis as
+// github.com/go-redis/redis_rate keeps it, on github.com/redis/go-redis/v9
+// and on Redis's own clock, so the processes' clocks need not agree. The
+// callers waiting in one process share round trips: one Lua script call
+// reserves a slot for each of them (up to a second ahead), and each sleeps
+// until its own, so a process reaches its limit also when Redis is tens of
+// milliseconds away. A Wait whose context ends returns at once, even while
+// Redis stalls.
 //
 // When Redis cannot be reached, Wait fails at once with an error matching
 // ErrUnavailable, and the client's call fails without sending anything: the
@@ -24,6 +29,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -48,15 +56,28 @@ const maxScale = 1_000_000
 
 // Limiter is the RateLimiter New returns. It is safe for concurrent use.
 type Limiter struct {
-	rdb   *redis.Client
-	rl    *redis_rate.Limiter
-	key   string
-	limit redis_rate.Limit
-	err   error // New's input was invalid
-	// turn lets one waiter of this process at a time ask Redis; the others
-	// queue here (channel senders are served in order). Without it every
-	// waiter would poll Redis at each free slot.
-	turn chan struct{}
+	rdb      *redis.Client
+	key      string
+	limit    redis_rate.Limit
+	interval time.Duration // between two slots: the limit's period / rate
+	err      error         // New's input was invalid
+
+	// The callers of Wait in this process share round trips to Redis:
+	// one reservation at a time is in flight, for as many slots as there
+	// are callers waiting, and the slots it brings back are handed out
+	// here.
+	mu       sync.Mutex
+	slots    []time.Time // reserved and not yet taken, earliest first
+	waiting  int         // callers in Wait without a slot
+	round    *round      // the reservation in flight; nil when none
+	nextSlot time.Time   // the next free slot, when Redis had none within reach
+}
+
+// round is one reservation sent to Redis; done is closed when it ended,
+// with err set when Redis did not answer.
+type round struct {
+	done chan struct{}
+	err  error
 }
 
 var _ upicollect.RateLimiter = (*Limiter)(nil)
@@ -71,7 +92,7 @@ var _ upicollect.RateLimiter = (*Limiter)(nil)
 // places. A perSecond that is not positive and finite, or a burst below 1,
 // makes every Wait fail with ErrInvalidLimit, before any Redis command.
 func New(rdb *redis.Client, key string, perSecond float64, burst int) upicollect.RateLimiter {
-	l := &Limiter{rdb: rdb, key: key, turn: make(chan struct{}, 1)}
+	l := &Limiter{rdb: rdb, key: key}
 	l.limit, l.err = limitOf(perSecond, burst)
 	switch {
 	case l.err != nil:
@@ -80,7 +101,7 @@ func New(rdb *redis.Client, key string, perSecond float64, burst int) upicollect
 	case key == "":
 		l.err = fmt.Errorf("%w: empty key", ErrInvalidLimit)
 	default:
-		l.rl = redis_rate.NewLimiter(rdb)
+		l.interval = l.limit.Period / time.Duration(l.limit.Rate)
 	}
 	return l
 }
@@ -119,11 +140,27 @@ func (errWouldExceedDeadline) Error() string {
 }
 func (errWouldExceedDeadline) Is(target error) bool { return target == context.DeadlineExceeded }
 
+// reachAhead is how far ahead of now a reservation takes slots: the
+// callers waiting get slots up to this far in the future in one round trip,
+// and sleep until theirs.
+const reachAhead = time.Second
+
+// minGrace is the least time a slot given back by a caller that left stays
+// usable after its moment; see grace.
+const minGrace = 20 * time.Millisecond
+
 // Wait blocks until the caller may send one request, or until ctx ends,
-// in which case it returns ctx's error and takes no slot. When ctx's
-// deadline falls before the next free slot, it returns an error matching
-// context.DeadlineExceeded at once. When Redis does not answer, it returns
-// an error matching ErrUnavailable at once.
+// in which case it returns ctx's error at once, even while Redis does not
+// answer, and takes no slot (a slot reserved for it goes to the next
+// caller of this process). When ctx's deadline falls before the caller's
+// slot, it returns an error matching context.DeadlineExceeded at once.
+// When Redis does not answer, it returns an error matching ErrUnavailable
+// as soon as go-redis gives up (its ReadTimeout, DialTimeout and
+// MaxRetries), unless ctx ends first.
+//
+// The callers waiting in one process share round trips: one reservation at
+// a time asks Redis for a slot for each of them, and each sleeps until its
+// own, so a limit is reached also when Redis is far away.
 func (l *Limiter) Wait(ctx context.Context) error {
 	if l.err != nil {
 		return l.err
@@ -131,38 +168,217 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	select {
-	case l.turn <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-l.turn }()
-	var timer *time.Timer
+	w := waiter{ctx: ctx}
+	defer w.stop()
+	l.mu.Lock()
+	l.waiting++
 	for {
-		res, err := l.rl.Allow(ctx, l.key, l.limit)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		if at, ok := l.takeLocked(time.Now()); ok {
+			l.waiting--
+			l.mu.Unlock()
+			return l.use(&w, at)
+		}
+		if l.round == nil {
+			if next := l.nextSlot; time.Now().Before(next.Add(-reachAhead)) {
+				// Redis said no slot is free before next.
+				l.mu.Unlock()
+				err := w.deadlineBefore(next)
+				if err == nil {
+					err = w.sleep(time.Until(next.Add(-reachAhead)))
+				}
+				l.mu.Lock()
+				if err != nil {
+					l.waiting--
+					l.mu.Unlock()
+					return err
+				}
+				continue
 			}
-			return fmt.Errorf("%w (key %q at %s): %w", ErrUnavailable, l.key, l.rdb.Options().Addr, err)
+			l.round = &round{done: make(chan struct{})}
+			go l.reserve(ctx, l.round, l.waiting)
 		}
-		if res.Allowed > 0 {
-			return nil
-		}
-		delay := res.RetryAfter
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
-			return errWouldExceedDeadline{}
-		}
-		if timer == nil {
-			timer = time.NewTimer(delay)
-			defer timer.Stop()
-		} else {
-			timer.Reset(delay)
-		}
+		r := l.round
+		l.mu.Unlock()
 		select {
-		case <-timer.C:
+		case <-r.done:
 		case <-ctx.Done():
-			return ctx.Err()
 		}
+		l.mu.Lock()
+		if err := ctx.Err(); err != nil {
+			l.waiting--
+			l.mu.Unlock()
+			return err
+		}
+		if r.err != nil {
+			l.waiting--
+			l.mu.Unlock()
+			return r.err
+		}
+	}
+}
+
+// takeLocked takes the earliest reserved slot that is not stale.
+func (l *Limiter) takeLocked(now time.Time) (time.Time, bool) {
+	for len(l.slots) > 0 {
+		at := l.slots[0]
+		l.slots = l.slots[1:]
+		if now.Sub(at) <= l.grace() {
+			return at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// grace is how long after its moment a slot may still be used: a slot
+// given back by a caller that left, or taken by a caller that was slow to
+// run. Used later it would bunch with the slots after it.
+func (l *Limiter) grace() time.Duration { return max(l.interval, minGrace) }
+
+// use waits for the slot at, and gives it back to the next caller when w's
+// context ends first or its deadline comes before the slot.
+func (l *Limiter) use(w *waiter, at time.Time) error {
+	d := time.Until(at)
+	if d <= 0 {
+		return nil
+	}
+	err := w.deadlineBefore(at)
+	if err == nil {
+		err = w.sleep(d)
+	}
+	if err != nil {
+		l.giveBack(at)
+	}
+	return err
+}
+
+// giveBack puts an unused slot back, in order.
+func (l *Limiter) giveBack(at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(l.slots, at, time.Time.Compare)
+	l.slots = slices.Insert(l.slots, i, at)
+}
+
+// reserve asks Redis for want slots and ends r with what it answered. The
+// command runs on this goroutine, not the callers': go-redis ends it by its
+// own timeouts only (unless the client enables ContextTimeoutEnabled), and
+// a caller must be free to leave when its context ends. The callers' values
+// are kept, their cancellation not: the slots go to whoever still waits.
+func (l *Limiter) reserve(ctx context.Context, r *round, want int) {
+	granted, first, err := l.ask(context.WithoutCancel(ctx), want)
+	now := time.Now()
+	l.mu.Lock()
+	switch {
+	case err != nil:
+		r.err = fmt.Errorf("%w (key %q at %s): %w", ErrUnavailable, l.key, l.rdb.Options().Addr, err)
+	case granted == 0:
+		l.nextSlot = now.Add(first)
+	default:
+		for i := 0; i < granted; i++ {
+			// Counted from the answer's arrival, not its departure: never
+			// earlier than Redis meant.
+			l.slots = append(l.slots, now.Add(max(0, first+time.Duration(i)*l.interval)))
+		}
+	}
+	l.round = nil
+	l.mu.Unlock()
+	close(r.done)
+}
+
+// ask runs the reservation script: it returns how many slots Redis granted
+// and how long after now the first of them (or, when none, the next free
+// one) comes; the others follow one interval apart.
+func (l *Limiter) ask(ctx context.Context, want int) (int, time.Duration, error) {
+	v, err := reserveScript.Run(ctx, l.rdb, []string{redisPrefix + l.key},
+		l.limit.Burst, l.limit.Rate, l.limit.Period.Seconds(), want, reachAhead.Seconds()).Slice()
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(v) != 2 {
+		return 0, 0, fmt.Errorf("redisrate: unexpected script answer %v", v)
+	}
+	granted, ok := v[0].(int64)
+	first, err := strconv.ParseFloat(fmt.Sprint(v[1]), 64)
+	if !ok || err != nil {
+		return 0, 0, fmt.Errorf("redisrate: unexpected script answer %v", v)
+	}
+	return int(granted), time.Duration(first * float64(time.Second)), nil
+}
+
+// redisPrefix is redis_rate's prefix of its keys: a reservation keeps its
+// state where redis_rate does, as it does (the theoretical arrival time of
+// GCRA, in seconds since 2017-01-01 UTC on Redis's clock), so that a
+// process still on redis_rate's Allow shares the limit with this one.
+const redisPrefix = "rate:"
+
+// reserveScript reserves up to ARGV[4] slots of the GCRA limit ARGV[1]
+// (burst), ARGV[2] (rate) per ARGV[3] seconds: each the next one the limit
+// allows, as long as it comes within ARGV[5] seconds. It returns how many
+// it reserved and, as a string, the seconds from now to the first (or, when
+// none, to the next free slot; 0 when it is free now).
+var reserveScript = redis.NewScript(`
+redis.replicate_commands()
+local key = KEYS[1]
+local burst = tonumber(ARGV[1])
+local interval = tonumber(ARGV[3]) / tonumber(ARGV[2])
+local want = tonumber(ARGV[4])
+local reach = tonumber(ARGV[5])
+local t = redis.call("TIME")
+local now = (t[1] - 1483228800) + t[2] / 1000000
+local tat = tonumber(redis.call("GET", key) or now) or now
+if tat < now then
+  tat = now
+end
+-- slot i (from 1) comes when tat + i * interval - burst * interval <= now
+local first = tat - now + (1 - burst) * interval
+if first < 0 then
+  first = 0
+end
+local n = math.floor((reach + now - tat) / interval + burst)
+if n > want then
+  n = want
+end
+if n < 1 then
+  return {0, tostring(first)}
+end
+local new_tat = tat + n * interval
+redis.call("SET", key, tostring(new_tat), "EX", math.ceil(new_tat - now))
+return {n, tostring(first)}
+`)
+
+// waiter is one call of Wait: its context and its timer.
+type waiter struct {
+	ctx   context.Context
+	timer *time.Timer
+}
+
+// deadlineBefore is errWouldExceedDeadline when the context's deadline
+// comes before at.
+func (w *waiter) deadlineBefore(at time.Time) error {
+	if dl, ok := w.ctx.Deadline(); ok && dl.Before(at) {
+		return errWouldExceedDeadline{}
+	}
+	return nil
+}
+
+// sleep waits d, or until the context ends (its error).
+func (w *waiter) sleep(d time.Duration) error {
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	select {
+	case <-w.timer.C:
+		return nil
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	}
+}
+
+// stop releases the timer.
+func (w *waiter) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
 	}
 }

@@ -8,10 +8,10 @@ import (
 )
 
 // localHost reports whether host (a Host header) names this machine's
-// loopback or an address the sandbox was configured with. The order list
-// and control endpoints answer only such hosts, so that a web page whose
-// domain is made to resolve to 127.0.0.1 (DNS rebinding) cannot read
-// customers' details or settle orders.
+// loopback or an address the sandbox was configured with. The order list,
+// the hosted payment pages and the control endpoints answer only such
+// hosts, so that a web page whose domain is made to resolve to 127.0.0.1
+// (DNS rebinding) cannot read customers' details or settle orders.
 func (s *Service) localHost(host string) bool {
 	name := hostName(host)
 	if name == "" {

@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestHostCheck: the order list and control endpoints answer loopback and
-// configured hosts only (DNS rebinding); API and order pages answer any.
+// TestHostCheck: the order list, hosted pages and control endpoints answer
+// loopback and configured hosts only (DNS rebinding); the API and QR
+// images answer any.
 func TestHostCheck(t *testing.T) {
 	s := Start(t, WithPublicURL("http://laptop.lan:8787"))
 	tests := []struct {
@@ -31,7 +32,9 @@ func TestHostCheck(t *testing.T) {
 		{"GET", "/sandbox/orders", "[::1]:80", http.StatusOK},
 		{"GET", "/sandbox/orders", "LAPTOP.lan:8787", http.StatusOK},
 		{"GET", "/sandbox/orders", strings.TrimPrefix(s.URL(), "http://"), http.StatusOK},
-		{"GET", "/sandbox/pay/x", "evil.example", http.StatusNotFound}, // the page itself: any host
+		{"GET", "/sandbox/pay/x", "evil.example", http.StatusMisdirectedRequest}, // it shows the customer's name
+		{"GET", "/sandbox/pay/x", "LAPTOP.lan:8787", http.StatusNotFound},
+		{"GET", "/sandbox/qr/x.png", "evil.example", http.StatusNotFound}, // a QR code of a link: any host
 		{"POST", "/v1/payments/checkPaymentStatus", "evil.example", http.StatusUnauthorized},
 	}
 	for _, tt := range tests {
@@ -117,4 +120,30 @@ func TestClientRefusesRedirects(t *testing.T) {
 	_, err := s.Client().CheckPaymentStatus(context.Background(), "x")
 	require.Error(t, err)
 	assert.Zero(t, len(other.Requests()), "the redirect was not followed")
+}
+
+// TestHostedPageRefusesRebindingHost: an order's hosted page shows the
+// customer's name; asked for with a Host that is neither loopback nor
+// configured (a domain rebound to 127.0.0.1), it answers 421 and shows
+// nothing of the order, as its pay POST does. Asked for properly it shows
+// the page.
+func TestHostedPageRefusesRebindingHost(t *testing.T) {
+	s := fixed(t)
+	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "host-1", "customer_name", "Ravi Kumar"))
+	page := func(host string) (int, string) {
+		req, err := http.NewRequest(http.MethodGet, s.URL()+"/sandbox/pay/host-1", nil)
+		require.NoError(t, err)
+		req.Host = host
+		resp, err := s.HTTPClient().Do(req)
+		require.NoError(t, err)
+		a := readAnswer(t, resp)
+		return a.code, string(a.body)
+	}
+	status, body := page("evil.example")
+	assert.Equal(t, http.StatusMisdirectedRequest, status)
+	assert.NotContains(t, body, "Ravi")
+	assert.NotContains(t, body, "host-1")
+	status, body = page(strings.TrimPrefix(s.URL(), "http://"))
+	assert.Equal(t, http.StatusOK, status)
+	assert.Contains(t, body, "Ravi Kumar")
 }

@@ -25,7 +25,7 @@ const (
 type route struct {
 	pattern string
 	api     bool // an API operation: credentials, quota, faults, latency
-	local   bool // order list and control: loopback or configured Host only
+	local   bool // order list, hosted pages and control: loopback or configured Host only
 	serve   handlerFunc
 }
 
@@ -43,8 +43,8 @@ func page(h http.HandlerFunc) handlerFunc {
 func (s *Service) routeTable() []route {
 	return []route{
 		{apiPrefix + "{op}", true, false, s.serveAPI},
-		{apiPrefix, false, false, page(s.serveNotFound)}, // deeper paths: the API's own 404
-		{"GET " + pagePrefix + "{id}", false, false, page(s.servePage)},
+		{apiPrefix, false, false, page(s.serveNotFound)},               // deeper paths: the API's own 404
+		{"GET " + pagePrefix + "{id}", false, true, page(s.servePage)}, // it shows the customer's name
 		{"GET " + qrPrefix + "{file}", false, false, page(s.serveQR)},
 		{"GET /{$}", false, true, page(s.serveIndex)},
 		{"GET " + ordersPath, false, true, page(s.serveOrders)},
@@ -103,7 +103,8 @@ func (s *Service) allowedMethods(r *http.Request) []string {
 }
 
 // routed wraps rt's handler: read and record the request once, keep the
-// order list and control endpoints to local hosts, then serve.
+// order list, the hosted pages and the control endpoints to local hosts,
+// then serve.
 func (s *Service) routed(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := w.(*exchange) // ServeHTTP hands every request to the mux in one

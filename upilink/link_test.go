@@ -274,3 +274,32 @@ func TestParseBoundsAndEscapes(t *testing.T) {
 	_, err = Parse("intent://pay?pa=a@b#Intent;scheme=upi;end")
 	assert.ErrorContains(t, err, `scheme "intent"`)
 }
+
+// TestHugeTextRefusedBeforeAllocating: PNG and Terminal refuse 16 MiB of
+// text by its length, before they read or copy it (they allocated 96 MiB
+// to refuse it); text just over what a QR code holds is refused the same
+// way, and the longest that fits is still drawn.
+func TestHugeTextRefusedBeforeAllocating(t *testing.T) {
+	huge := strings.Repeat("x", 16<<20)
+	// Bytes, not allocations, are the cost that matters, and the race
+	// detector adds allocations of its own.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 5 {
+		if _, err := PNG(huge, 256); err == nil {
+			t.Fatal("16 MiB of text drawn as a PNG")
+		}
+		if Terminal(huge) != "" {
+			t.Fatal("16 MiB of text drawn on a terminal")
+		}
+	}
+	runtime.ReadMemStats(&after)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(10*4096), "refused by length: a few bytes a call, not copies of the text")
+	_, err := PNG(huge, 256)
+	assert.EqualError(t, err, "upilink: PNG: qrcode: text too long to encode as QR")
+
+	digits := strings.Repeat("7", 5596) // the most digits a level-M code holds
+	assert.NotEmpty(t, Terminal(digits))
+	assert.Empty(t, Terminal(digits+"7"))
+	assert.Empty(t, Terminal(strings.Repeat("7", 7090)))
+}

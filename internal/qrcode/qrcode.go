@@ -16,9 +16,20 @@ import (
 	"rsc.io/qr/coding"
 )
 
+// MaxText is the most bytes any QR code holds: 7089 digits (version 40,
+// level L, numeric mode). Encode refuses longer text by its length alone,
+// before it reads or copies any of it (rsc.io/qr's checks quote the whole
+// text in their errors: 96 MiB for 16 MiB of text).
+const MaxText = 7089
+
+var errTooLong = errors.New("qrcode: text too long to encode as QR")
+
 // Encode returns the QR code of text at the given error-correction level,
 // in the smallest version that holds it, with the best data mask.
 func Encode(text string, level qr.Level) (*qr.Code, error) {
+	if len(text) > MaxText {
+		return nil, errTooLong
+	}
 	var enc coding.Encoding
 	switch {
 	case coding.Num(text).Check() == nil:
@@ -32,7 +43,7 @@ func Encode(text string, level qr.Level) (*qr.Code, error) {
 	v := coding.Version(coding.MinVersion)
 	for ; enc.Bits(v) > v.DataBytes(l)*8; v++ {
 		if v == coding.MaxVersion {
-			return nil, errors.New("qrcode: text too long to encode as QR")
+			return nil, errTooLong
 		}
 	}
 	var best *coding.Code

@@ -88,6 +88,13 @@ func TestEncodePicksLowestPenaltyMask(t *testing.T) {
 func TestEncodeTooLong(t *testing.T) {
 	_, err := Encode(string(bytes.Repeat([]byte("x"), 4000)), qr.H)
 	assert.ErrorContains(t, err, "too long")
+	// MaxText digits fit a version 40 code at level L; one more is refused
+	// by its length.
+	c, err := Encode(string(bytes.Repeat([]byte("7"), MaxText)), qr.L)
+	require.NoError(t, err)
+	assert.Equal(t, 177, c.Size)
+	_, err = Encode(string(bytes.Repeat([]byte("7"), MaxText+1)), qr.L)
+	assert.Equal(t, errTooLong, err)
 }
 
 func TestPNG(t *testing.T) {

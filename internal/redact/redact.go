@@ -6,9 +6,12 @@
 // The forms are the Authorization header value ("Basic " + base64 of
 // "public:secret"), that pair in standard, raw, URL and raw-URL base64, and
 // the secret key. Each is found as written, percent-encoded (any case, '+'
-// for a space) and with JSON escapes (\uXXXX, \/, \\, \"), in any mix.
-// Letters and digits are always matched as themselves: no encoder escapes
-// them, which lets a cheap search rule text out before any decoding.
+// for a space), with JSON escapes (\uXXXX, \/, \\, \") and with HTML
+// character references (&#43;, &#x2B;, &plus;), in any mix, also where
+// every character, letters and digits included, is escaped. Text with no
+// escape that stands for a letter or digit, and no character reference,
+// is ruled out by a cheap search for the forms' letters and digits before
+// any decoding.
 //
 // A form counts only as a whole token: not where a letter, digit, '_' or
 // '-' continues it on either side. So a short or common-word secret ("a",
@@ -182,14 +185,36 @@ func (f *Filter) anchored(contains func(anchor int) bool) bool {
 // Text returns s with every credential replaced by Mark; s itself when it
 // holds none.
 func (f *Filter) Text(s string) string {
-	if !f.mayHoldString(s) {
-		return s
-	}
-	spans := f.find(s, false)
+	spans := f.findAll(s, false)
 	if spans == nil {
 		return s
 	}
 	return replace(s, spans)
+}
+
+// findAll returns the spans of s that hold a form, as find does, and
+// those that hold one only once the escapes find does not read are
+// decoded: a letter or digit written as %XX or \uXXXX, and HTML character
+// references (see decodeWide). nil when there are none, or f is empty.
+func (f *Filter) findAll(s string, inKey bool) []span {
+	if f == nil || f.s == nil {
+		return nil
+	}
+	var spans []span
+	if f.mayHoldString(s) {
+		spans = f.find(s, inKey)
+	}
+	if !hasWide(s) {
+		return spans
+	}
+	dec, from, to := decodeWide(s)
+	if !f.mayHoldString(dec) {
+		return spans
+	}
+	for _, sp := range f.find(dec, inKey) {
+		spans = append(spans, span{from[sp.start], to[sp.end-1]})
+	}
+	return merge(spans)
 }
 
 // Bytes returns b with every credential replaced by Mark: b itself, not a
@@ -198,14 +223,14 @@ func (f *Filter) Text(s string) string {
 // bare secret), decoded first, and a string that held a form is written
 // back re-encoded. Any other text is searched as Text does.
 func (f *Filter) Bytes(b []byte) []byte {
-	if !f.mayHold(b) {
+	if !f.mayHold(b) && !hasWide(b) {
 		return b
 	}
 	if json.Valid(b) {
 		return f.jsonBytes(b)
 	}
 	s := string(b)
-	spans := f.find(s, false)
+	spans := f.findAll(s, false)
 	if spans == nil {
 		return b
 	}
@@ -223,14 +248,14 @@ func (f *Filter) jsonBytes(b []byte) []byte {
 		end := stringEnd(b, i)
 		lit := b[i : end+1]
 		i = end
-		if !f.mayHold(lit) {
+		if !f.mayHold(lit) && !hasWide(lit) {
 			continue
 		}
 		var s string
 		if json.Unmarshal(lit, &s) != nil {
 			continue // cannot happen in valid JSON
 		}
-		spans := f.find(s, isKey(b, end+1))
+		spans := f.findAll(s, isKey(b, end+1))
 		if spans == nil {
 			continue
 		}
@@ -304,6 +329,11 @@ func (f *Filter) find(s string, inKey bool) []span {
 			spans = append(spans, span{i, end})
 		}
 	}
+	return merge(spans)
+}
+
+// merge orders spans and merges those that overlap; nil for none.
+func merge(spans []span) []span {
 	if spans == nil {
 		return nil
 	}
@@ -384,6 +414,130 @@ func unescape(s string, i int) (dec string, n int) {
 		}
 	}
 	return "", 0
+}
+
+// hasWide reports whether text holds an escape that find does not read:
+// %XX or \uXXXX standing for a letter or digit, or an HTML character
+// reference (wideAt). No encoder writes those for a credential; an echo
+// that does must not carry it past the filter.
+func hasWide[T ~string | ~[]byte](text T) bool {
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '%', '\\', '&':
+			if _, n := wideAt(text, i); n > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// entities are the named HTML character references decodeWide reads:
+// those of the characters credentials and their encodings are made of.
+var entities = [...]struct{ name, dec string }{
+	{"amp;", "&"}, {"lt;", "<"}, {"gt;", ">"}, {"quot;", `"`}, {"apos;", "'"}, {"plus;", "+"}, {"sol;", "/"},
+	{"equals;", "="}, {"colon;", ":"}, {"lowbar;", "_"}, {"percnt;", "%"}, {"bsol;", `\`}, {"period;", "."},
+	{"comma;", ","}, {"excl;", "!"}, {"quest;", "?"}, {"num;", "#"}, {"semi;", ";"}, {"dollar;", "$"},
+	{"ast;", "*"}, {"Hat;", "^"}, {"grave;", "`"}, {"verbar;", "|"}, {"tilde;", "~"}, {"lpar;", "("},
+	{"rpar;", ")"}, {"lsqb;", "["}, {"rsqb;", "]"}, {"lcub;", "{"}, {"rcub;", "}"}, {"commat;", "@"},
+}
+
+// wideAt decodes the escape at s[i] that find does not read: %XX or
+// \uXXXX standing for a letter or digit, any HTML numeric character
+// reference (&#NN; or &#xHH;, the ';' optional, at most 8 digits) and the
+// named ones in entities. It returns what the escape stands for and its
+// length, or n 0.
+func wideAt[T ~string | ~[]byte](s T, i int) (dec string, n int) {
+	switch s[i] {
+	case '%':
+		if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			if c := unhex(s[i+1])<<4 | unhex(s[i+2]); isAlnum(c) {
+				return string(rune(c)), 3
+			}
+		}
+	case '\\':
+		if i+5 < len(s) && s[i+1] == 'u' && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]) {
+			r := rune(unhex(s[i+2]))<<12 | rune(unhex(s[i+3]))<<8 | rune(unhex(s[i+4]))<<4 | rune(unhex(s[i+5]))
+			if r < utf8.RuneSelf && isAlnum(byte(r)) {
+				return string(r), 6
+			}
+		}
+	case '&':
+		return entityAt(s, i)
+	}
+	return "", 0
+}
+
+// entityAt decodes the HTML character reference at s[i], an '&'.
+func entityAt[T ~string | ~[]byte](s T, i int) (string, int) {
+	j := i + 1
+	if j < len(s) && s[j] == '#' {
+		j++
+		hex := j < len(s) && (s[j] == 'x' || s[j] == 'X')
+		if hex {
+			j++
+		}
+		start := j
+		var r rune
+		for j < len(s) && j-start < 8 && (s[j] >= '0' && s[j] <= '9' || hex && isHex(s[j])) {
+			if hex {
+				r = r<<4 | rune(unhex(s[j]))
+			} else {
+				r = r*10 + rune(s[j]-'0')
+			}
+			j++
+		}
+		if j == start || r == 0 || r > utf8.MaxRune || r >= 0xD800 && r < 0xE000 {
+			return "", 0
+		}
+		if j < len(s) && s[j] == ';' {
+			j++
+		}
+		return string(r), j - i
+	}
+	for _, e := range entities {
+		if hasPrefixAt(s, j, e.name) {
+			return e.dec, len(e.name) + 1
+		}
+	}
+	return "", 0
+}
+
+// hasPrefixAt reports whether s[j:] begins with p.
+func hasPrefixAt[T ~string | ~[]byte](s T, j int, p string) bool {
+	if len(s)-j < len(p) {
+		return false
+	}
+	for k := 0; k < len(p); k++ {
+		if s[j+k] != p[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeWide returns s with every escape wideAt reads decoded, and for
+// each byte of the result the start and end in s of what it came from.
+func decodeWide(s string) (dec string, from, to []int) {
+	var b strings.Builder
+	b.Grow(len(s))
+	from, to = make([]int, 0, len(s)), make([]int, 0, len(s))
+	for i := 0; i < len(s); {
+		d, n := "", 0
+		switch s[i] {
+		case '%', '\\', '&':
+			d, n = wideAt(s, i)
+		}
+		if n == 0 {
+			d, n = s[i:i+1], 1
+		}
+		b.WriteString(d)
+		for range len(d) {
+			from, to = append(from, i), append(to, i+n)
+		}
+		i += n
+	}
+	return b.String(), from, to
 }
 
 // tokenStart reports whether a form beginning with first, found at s[i],

@@ -168,7 +168,8 @@ func TestTokenBoundaries(t *testing.T) {
 		`x\x1babc`:    `x\x1b[REDACTED]`,
 		"abc abc":     "[REDACTED] [REDACTED]",
 		"https://abc": "https://[REDACTED]",
-		"%61bc":       "%61bc", // letters are never matched escaped
+		"%61bc":       "[REDACTED]", // an escaped letter is the letter
+		"%61b":        "%61b",
 	} {
 		assert.Equal(t, want, f.Text(in), in)
 	}
@@ -292,11 +293,11 @@ func FuzzBytes(f *testing.F) {
 			if !json.Valid(out) {
 				t.Fatalf("valid JSON became invalid: %q -> %q", in, out)
 			}
-		} else if fl.find(text, false) == nil && !bytes.Equal(in, out) {
+		} else if fl.findAll(text, false) == nil && !bytes.Equal(in, out) {
 			t.Fatalf("nothing found but the text changed: %q -> %q", in, out)
 		}
 		if !json.Valid(in) {
-			for _, sp := range fl.find(string(out), false) {
+			for _, sp := range fl.findAll(string(out), false) {
 				if !touchesMark(string(out), sp) {
 					t.Fatalf("a form left behind: %q -> %q at %v", in, out, sp)
 				}
@@ -355,4 +356,142 @@ func TestEdges(t *testing.T) {
 	// A key with space before its colon is a key: the bare secret stays.
 	assert.Equal(t, `{"sk_live_x" : 1}`, string(New("pk", "sk_live_x").Bytes([]byte(`{"sk_live_x" : 1}`))))
 	assert.Equal(t, `{"a":"[REDACTED]"}`, string(New("pk", "sk_live_x").Bytes([]byte(`{"a":"sk_live_x"}`))))
+}
+
+// escapeEvery writes each byte of s with format (a JSON \u escape, an HTML
+// character reference or a percent escape), letters and digits too.
+func escapeEvery(s, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, format, s[i])
+	}
+	return b.String()
+}
+
+// mixed writes s's bytes in turn as themselves, \u00XX, &#NN;, %XX and
+// &#xHH;.
+func mixed(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch i % 5 {
+		case 0:
+			b.WriteByte(s[i])
+		case 1:
+			fmt.Fprintf(&b, `\u%04x`, s[i])
+		case 2:
+			fmt.Fprintf(&b, "&#%d;", s[i])
+		case 3:
+			fmt.Fprintf(&b, "%%%02X", s[i])
+		case 4:
+			fmt.Fprintf(&b, "&#x%x;", s[i])
+		}
+	}
+	return b.String()
+}
+
+// TestEveryCharacterEscaped: a form written with every character escaped,
+// letters and digits included, as JSON \u escapes, HTML decimal or hex
+// character references or percent escapes, or a mix of them, is found in
+// text and in JSON; so is one whose punctuation alone is written as HTML
+// references (&#43; for '+', named ones too).
+func TestEveryCharacterEscaped(t *testing.T) {
+	t.Parallel()
+	const sk = "sk+li/ve=9"
+	f := New(pub, sk)
+	var forms []string
+	for _, b := range []string{BasicAuth(pub, sk), base64.StdEncoding.EncodeToString([]byte(pub + ":" + sk)), sk} {
+		forms = append(forms,
+			escapeEvery(b, `\u%04x`), escapeEvery(b, `\u%04X`), escapeEvery(b, "&#%d;"), escapeEvery(b, "&#x%x;"),
+			escapeEvery(b, "&#X%02X"), escapeEvery(b, "&#%03d"), escapeEvery(b, "%%%02x"), mixed(b),
+			strings.NewReplacer("+", "&#43;", "/", "&#47;", "=", "&#61;", ":", "&#58;").Replace(b),
+			strings.NewReplacer("+", "&plus;", "/", "&sol;", "=", "&equals;", ":", "&colon;").Replace(b),
+		)
+	}
+	for _, form := range forms {
+		for _, ctx := range []string{"%s", "x %s y", "<p>%s</p>", "k=%s&z"} {
+			in := fmt.Sprintf(ctx, form)
+			assert.Equal(t, fmt.Sprintf(ctx, Mark), f.Text(in), "form %q in %q", form, ctx)
+			assert.Equal(t, fmt.Sprintf(ctx, Mark), string(f.Bytes([]byte(in))), "form %q in %q", form, ctx)
+		}
+		if strings.Contains(form, `\u`) && !strings.Contains(form, "&") {
+			in := `{"status":false,"msg":"you sent ` + form + `","data":{"k":"` + form + `"}}`
+			out := f.Bytes([]byte(in))
+			require.True(t, json.Valid(out), "%s", out)
+			assert.JSONEq(t, `{"status":false,"msg":"you sent [REDACTED]","data":{"k":"[REDACTED]"}}`, string(out), form)
+		}
+	}
+	// In a JSON string, a reference is text to decode too.
+	in := `{"msg":"<p>` + strings.ReplaceAll(BasicAuth(pub, sk), "+", "&#43;") + `</p>"}`
+	assert.JSONEq(t, `{"msg":"<p>[REDACTED]</p>"}`, string(f.Bytes([]byte(in))))
+}
+
+// TestWideEscapesLeaveOtherTextAlone: escapes and references that spell
+// no form change nothing, and cost no copy: a link's '&', a percent escape
+// of punctuation, Go's \u0026, references that are not characters.
+func TestWideEscapesLeaveOtherTextAlone(t *testing.T) {
+	t.Parallel()
+	f := New(pub, "sk+li/ve=9")
+	for _, in := range []string{
+		`{"intent":"upi://pay?pa=a@b&am=1.00&tn=a%20b\u0026c","msg":"&#65;&#x42;%43\u0044 &amp; &plus; &#0; &#xD800; &#99999999; &#; &#x; &bogus;"}`,
+		"&#65;&#x42;%43\\u0044 &#",
+		"%6", "\\u00", "&#x110000;",
+	} {
+		assert.Equal(t, in, f.Text(in))
+		b := []byte(in)
+		out := f.Bytes(b)
+		assert.Equal(t, &b[0], &out[0], "no copy: %s", in)
+	}
+	assert.False(t, hasWide("%41"[:2]))
+	assert.True(t, hasWide([]byte("%41")))
+	assert.False(t, hasWide(`\u002b %2B &x`))
+}
+
+// TestDecodeWide: each byte of the decoded text maps back to the escape it
+// came from.
+func TestDecodeWide(t *testing.T) {
+	t.Parallel()
+	dec, from, to := decodeWide(`a\u0062&#99;%64&#xe9;&plus;f`)
+	assert.Equal(t, "abcdé+f", dec)
+	assert.Equal(t, []int{0, 1, 7, 12, 15, 15, 21, 27}, from)
+	assert.Equal(t, []int{1, 7, 12, 15, 21, 21, 27, 28}, to)
+}
+
+// TestWideBounds pins the edges of the escapes decodeWide reads: where a
+// reference's number ends, the code points it may stand for, escapes cut
+// off at the end of the text.
+func TestWideBounds(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"&#90;":          "Z",
+		"&#48;&#57;":     "09",
+		"&#x2f;&#X3A;":   "/:",
+		"&#x10FFFF;":     "\U0010FFFF",
+		"&#x110000;":     "&#x110000;",
+		"&#xD7FF;":       "\ud7ff",
+		"&#xD800;":       "&#xD800;",
+		"&#xDFFF;":       "&#xDFFF;",
+		"&#xE000;":       "\ue000",
+		"&#00000065;":    "A",
+		"&#000000065;":   "\x06" + "5;",
+		"&#65":           "A",
+		"&#x41x":         "Ax",
+		"&plus;&plus":    "+&plus",
+		"a&":             "a&",
+		"&":              "&",
+		`\u0041\u004`:    `A\u004`,
+		`\u002f\u0030`:   `\u002f0`,
+		"%2f%30%3":       "%2f0%3",
+		"&#;&#x;&#a;&#0": "&#;&#x;&#a;&#0",
+	} {
+		dec, from, to := decodeWide(in)
+		assert.Equal(t, want, dec, in)
+		require.Len(t, from, len(dec), in)
+		require.Len(t, to, len(dec), in)
+		if len(dec) > 0 {
+			assert.Equal(t, 0, from[0], in)
+			assert.Equal(t, len(in), to[len(to)-1], in)
+		}
+		assert.Equal(t, want != in, hasWide(in), in)
+		assert.Equal(t, want != in, hasWide([]byte(in)), in)
+	}
 }

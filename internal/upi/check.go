@@ -173,6 +173,30 @@ func checkLink(ms []Mismatch, name, raw string, upiOnly bool, want Want, payee s
 	return ms
 }
 
+// Unusable says why an app's own link no app could pay with: it cannot
+// be read as a link, or names no payee (pa). Such a link cannot pay
+// another payee, amount or order either, so it can be dropped without
+// refusing the links around it. It is "" for a link that names a payee,
+// and for one with a web, script or intent: scheme (a sign the answer was
+// tampered with, not a malformed link): CheckIntent must judge those.
+func Unusable(raw string) string {
+	var buf [24]Param
+	_, _, _, err := parse(raw, buf[:0], false)
+	switch {
+	case err == nil, refusedScheme(raw):
+		return ""
+	case err == errNoPayee:
+		return "names no payee (pa)" // parse's last check: all else is readable
+	}
+	return "cannot be read as a UPI or app link"
+}
+
+// refusedScheme reports whether raw begins with a scheme Scheme refuses.
+func refusedScheme(raw string) bool {
+	scheme, _, ok := strings.Cut(raw, ":")
+	return ok && refusedSchemes[strings.ToLower(scheme)]
+}
+
 // payeeOf is the pa of a link, "" when it cannot be read.
 func payeeOf(raw string) string {
 	var buf [24]Param

@@ -187,3 +187,30 @@ func TestEdges(t *testing.T) {
 	assert.Equal(t, `"`+strings.Repeat(`\xff`, 60)+`"…`, Quote(strings.Repeat("\xff", 70)),
 		"invalid UTF-8 is cut at most a rune's length short")
 }
+
+// TestUnusable: a link that cannot be read, or names no payee, pays nobody
+// and may be dropped; one that names a payee, or has a web, script or
+// intent: scheme, is for CheckIntent to judge.
+func TestUnusable(t *testing.T) {
+	t.Parallel()
+	const unreadable, noPayee = "cannot be read as a UPI or app link", "names no payee (pa)"
+	for _, tt := range []struct{ link, want string }{
+		{"", unreadable},
+		{"cred", unreadable},
+		{"://pay?pa=a@b", unreadable},
+		{"upi://pay?pa=a@b&%zz=1", unreadable},
+		{"upi://pay?pa=a%zz@b", unreadable},
+		{"upi://pay?pa=a@b&am=" + strings.Repeat("1", MaxLen), unreadable},
+		{"credpay://upi/pay?am=499&tr=ORD-1", noPayee},
+		{"upi://pay?pa=&am=499", noPayee},
+		{"upi://pay", noPayee},
+		{"upi://pay?pa=acme@okaxis&am=499", ""},
+		{"credpay://upi/pay?PA=acme@okaxis", ""},
+		{"upi://pay?pa=evil@ybl&am=1", ""},
+		{"https://evil.example/pay?pa=acme@okaxis", ""},
+		{"JavaScript:alert(1)", ""},
+		{"intent://pay#Intent;end", ""},
+	} {
+		assert.Equal(t, tt.want, Unusable(tt.link), "%q", tt.link)
+	}
+}

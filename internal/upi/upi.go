@@ -28,6 +28,10 @@ type Link struct {
 // Error names the parameter (or "link") that could not be read.
 type Error struct{ Param, Problem string }
 
+// errNoPayee is parse's error for a link without a pa: the one thing
+// wrong with a link that reads otherwise.
+var errNoPayee = &Error{"pa", "missing: a UPI link names its payee"}
+
 // Error formats the problem as "upi link: param: problem", the parameter's
 // name escaped and cut when it is not plain.
 func (e *Error) Error() string { return "upi link: " + PlainOrQuote(e.Param) + ": " + e.Problem }
@@ -89,7 +93,7 @@ func parse(raw string, params []Param, decode bool) (scheme, target string, _ []
 		params = append(params, Param{Key: key, Value: val, Raw: k})
 	}
 	if get(params, "pa") == "" {
-		return "", "", nil, &Error{"pa", "missing: a UPI link names its payee"}
+		return "", "", nil, errNoPayee
 	}
 	return scheme, target, params, nil
 }
