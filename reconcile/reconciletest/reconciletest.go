@@ -1,10 +1,14 @@
-// Package ordermix is the order mix of the reconciliation tests and
-// benchmarks, in sandbox time: 60 % paid within 10 minutes, 15 % failed,
+// Package reconciletest is a test kit for reconciliation: the order mix
+// of the reconcile tests, reconcile/sqlstore's tests and the reconcile
+// benchmark, in sandbox time: 60 % paid within 10 minutes, 15 % failed,
 // 5 % failed then paid 2–48 h later (a late authorisation), 5 % paid
 // 30 min–6 h later, 15 % never paid. It plans the mix, creates it in a
 // sandbox with each outcome scheduled, walks sandbox time step by step,
 // and checks what a sweeper reported against the plan.
-package ordermix
+//
+// It is a test kit, not part of the SDK: it stands above reconcile and the
+// sandbox (see .ci/floors), and every module's tests share it.
+package reconciletest
 
 import (
 	"context"
