@@ -2,9 +2,8 @@
 // home since test kits left internal/ (a package here imports only what
 // stands below it). It remains only because reconcile/sqlstore's tests
 // still name this path; when they import reconcile/reconciletest, delete
-// this package and its two allow lines in .ci/floors/floors.txt.
-//
-// Deprecated: use github.com/upicollect/upicollect-go/reconcile/reconciletest.
+// this package and its two allow lines in .ci/floors/floors.txt. (No
+// "Deprecated:" mark: staticcheck would fail those tests until they move.)
 package ordermix
 
 import "github.com/upicollect/upicollect-go/reconcile/reconciletest"
