@@ -2,7 +2,6 @@ package upicollect
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/upicollect/upicollect-go/internal/clock"
+	"github.com/upicollect/upicollect-go/internal/discard"
 	"github.com/upicollect/upicollect-go/internal/redact"
 	"github.com/upicollect/upicollect-go/internal/retry"
 	"github.com/upicollect/upicollect-go/internal/vocab"
@@ -122,7 +122,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		c.transport = newTransport(defaultHTTPClient(cmp.Or(s.maxConns, DefaultMaxConns)), true, header, s.timeout, c.filter)
 	}
 	if c.logger == nil {
-		c.logger = slog.New(discardHandler{})
+		c.logger = discard.Logger()
 	}
 	return c, nil
 }
@@ -220,15 +220,6 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
-
-// discardHandler drops every record (slog.DiscardHandler arrived in Go 1.24;
-// this module supports 1.23).
-type discardHandler struct{}
-
-func (discardHandler) Enabled(_ context.Context, _ slog.Level) bool  { return false }
-func (discardHandler) Handle(_ context.Context, _ slog.Record) error { return nil }
-func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler          { return d }
-func (d discardHandler) WithGroup(string) slog.Handler               { return d }
 
 // serverOf is the host and port of the base URL u, for CallInfo.
 func serverOf(u *url.URL) (string, int) {

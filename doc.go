@@ -41,8 +41,9 @@
 // body decides; the HTTP status fills in where the body is silent. Network
 // and context errors are its cause and stay matchable
 // (errors.Is(err, context.DeadlineExceeded)). The service's message is kept
-// without any echo of the credentials, cut at 512 bytes, and its control
-// characters are escaped in Error.
+// without any echo of the credentials, cut at 512 bytes, and what it holds
+// that is not safe to show (controls, bidi overrides and other format
+// characters: SafeToShow) is escaped in Error.
 // An unknown order is not an error: CheckPaymentStatus returns TxnPending
 // with PaymentStatus.NotFound set; WithUnknownOrderTimeout makes a wait give
 // up on one with ErrNotFound.
@@ -65,15 +66,21 @@
 //     attempt after the first means an earlier attempt may have created the
 //     order: the call returns an error matching ErrOutcomeUnknown that
 //     carries the order id, never ErrDuplicateOrderID. When retries end on
-//     a timeout, a reset, a 5xx or a 429 (a proxy may have forwarded the
-//     create before it answered), the error matches ErrOutcomeUnknown too.
+//     a timeout, a reset, a 429, 500, 502, 503 or 504 (a proxy may have
+//     forwarded the create before it answered), the error matches
+//     ErrOutcomeUnknown too. Another 5xx (501, 505, ...) is not retried and
+//     is ErrServer only: no repeat could change it.
 //   - CreatePaymentLink takes no order id, so it is sent once: only a
 //     request that provably never reached the service (DNS or connect
-//     failure) is sent again. Any other failure after the request went out,
-//     a 429 included, returns ErrOutcomeUnknown.
+//     failure) is sent again. A timeout, a reset, a 429, 500, 502, 503 or
+//     504 after the request went out returns ErrOutcomeUnknown; a refusal
+//     (a 4xx, or another 5xx such as 501) does not.
 //   - A create answered with something that is not the service's envelope
 //     (a redirect, an HTML page, a truncated body) is not retried and
 //     returns ErrOutcomeUnknown: the request reached the service.
+//
+// Each operation's doc comment lists its faults: the attempts it makes with
+// the default RetryPolicy and the sentinels its error then matches.
 //
 // When retries stop at RetryPolicy.MaxAttempts, at an empty retry budget or
 // at a Retry-After beyond RetryPolicy.MaxRetryAfter, APIError.Reason says

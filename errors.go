@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/upicollect/upicollect-go/internal/redact"
+	"github.com/upicollect/upicollect-go/internal/text"
 	"github.com/upicollect/upicollect-go/internal/upi"
 	"github.com/upicollect/upicollect-go/internal/vocab"
 	"github.com/upicollect/upicollect-go/internal/wire"
@@ -98,8 +98,9 @@ const (
 
 // Error describes the failure: operation, statuses, message, for an
 // unreadable body a short snippet of it, the transport or context error,
-// and why retries stopped. It never holds credentials, and control
-// characters in the service's message are escaped.
+// and why retries stopped. It never holds credentials, and what the
+// service's message holds that is not safe to show (controls, bidi
+// overrides and other format characters, see SafeToShow) is escaped.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("upicollect: ")
@@ -128,7 +129,7 @@ func (e *APIError) Error() string {
 		part(s)
 	}
 	if e.Message != "" {
-		part(escapeControls(e.Message))
+		part(text.Escape(e.Message))
 	}
 	if e.detail != "" {
 		part(e.detail)
@@ -420,24 +421,6 @@ func truncate(s string, n int) (string, bool) {
 		s = s[:len(s)-1]
 	}
 	return s, true
-}
-
-// escapeControls escapes control characters (CR, LF, ESC, ...) and invalid
-// UTF-8 the way strconv.Quote does, leaving other text as it is, so that a
-// message cannot forge log lines or drive a terminal.
-func escapeControls(s string) string {
-	var b strings.Builder
-	for s != "" {
-		r, size := utf8.DecodeRuneInString(s)
-		if unicode.IsControl(r) || (r == utf8.RuneError && size == 1) {
-			q := strconv.QuoteToASCII(s[:size])
-			b.WriteString(q[1 : len(q)-1])
-		} else {
-			b.WriteString(s[:size])
-		}
-		s = s[size:]
-	}
-	return b.String()
 }
 
 // message is the service's text as an error keeps it: credentials

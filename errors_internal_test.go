@@ -11,24 +11,6 @@ import (
 	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
-func TestEscapeControls(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"":                        "",
-		"plain":                   "plain",
-		`"quoted" \ back`:         `"quoted" \ back`,
-		"refusé €5 �":             "refusé €5 �",
-		"a\r\nb":                  `a\r\nb`,
-		"\x1b[31mred\x00\x7f":     `\x1b[31mred\x00\x7f`,
-		"c1\u0085":                `c1\u0085`,
-		"bad\xff\xfe utf8":        `bad\xff\xfe utf8`,
-		"cut \xe2\x82":            `cut \xe2\x82`,
-		"tab\tand\u2028separator": `tab\tand` + "\u2028separator",
-	} {
-		assert.Equal(t, want, escapeControls(in), "%q", in)
-	}
-}
-
 func TestTruncate(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {

@@ -62,6 +62,15 @@ type Intent struct {
 // still refuses the whole answer. The context bounds the whole call; cancelling it after the request
 // went out gives no guarantee either way (ErrOutcomeUnknown): check the
 // order's status before creating it again.
+//
+// Faults, with the default RetryPolicy:
+//   - 400: 1 attempt, then ErrInvalidRequest
+//   - 401 and 403: 1 attempt, then ErrUnauthorized
+//   - 409: 1 attempt, then ErrDuplicateOrderID
+//   - 429: 3 attempts, then ErrRateLimited and ErrOutcomeUnknown
+//   - 500, 502, 503 and 504: 3 attempts, then ErrServer and ErrOutcomeUnknown
+//   - 501, 505 and the other 5xx: 1 attempt, then ErrServer
+//   - a connection reset: 3 attempts, then ErrOutcomeUnknown
 func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Intent, error) {
 	c.mustInit()
 	const op = vocab.OpCreatePaymentIntent

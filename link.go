@@ -32,10 +32,20 @@ type PaymentLink struct {
 // Validation happens first, before any I/O. Retries: only when the request
 // provably never reached the service (DNS or connect failure). The
 // operation has no order id, so a request is never re-sent once bytes went
-// out: a timeout, a reset, a 429 or a 5xx returns ErrOutcomeUnknown, and so
-// does a context cancelled mid-request (no guarantee either way). A
-// payment_link that is not an absolute http(s) URL is ErrUnexpectedResponse
-// and ErrOutcomeUnknown.
+// out: a timeout, a reset, a 429, 500, 502, 503 or 504 returns
+// ErrOutcomeUnknown, and so does a context cancelled mid-request (no
+// guarantee either way). A refusal (a 4xx, or a 5xx such as 501 that no
+// retry could change) is not ErrOutcomeUnknown. A payment_link that is not
+// an absolute http(s) URL is ErrUnexpectedResponse and ErrOutcomeUnknown.
+//
+// Faults, with the default RetryPolicy:
+//   - 400: 1 attempt, then ErrInvalidRequest
+//   - 401 and 403: 1 attempt, then ErrUnauthorized
+//   - 409: 1 attempt, then ErrDuplicateOrderID
+//   - 429: 1 attempt, then ErrRateLimited and ErrOutcomeUnknown
+//   - 500, 502, 503 and 504: 1 attempt, then ErrServer and ErrOutcomeUnknown
+//   - 501, 505 and the other 5xx: 1 attempt, then ErrServer
+//   - a connection reset: 1 attempt, then ErrOutcomeUnknown
 func (c *Client) CreatePaymentLink(ctx context.Context, p *LinkParams) (*PaymentLink, error) {
 	c.mustInit()
 	const op = vocab.OpCreatePaymentLink

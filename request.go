@@ -36,11 +36,21 @@ type PaymentRequest struct {
 // Validation, order ids, retries and context behave as for
 // CreatePaymentIntent: without p.OrderID the client sets one (NewOrderID)
 // before the first attempt; the call is retried on connection errors,
-// timeouts, 429 and 5xx (a later 409 is then ErrOutcomeUnknown). A payment_url
-// that is not an absolute http(s) URL, and an answer naming another order
-// than the one sent (one naming none is the sent order's), is
+// timeouts, 429, 500, 502, 503 and 504 (a later 409 is then
+// ErrOutcomeUnknown), never on another 5xx such as 501. A payment_url that
+// is not an absolute http(s) URL, and an answer naming another order than
+// the one sent (one naming none is the sent order's), is
 // ErrUnexpectedResponse and ErrOutcomeUnknown. A cancelled context after the request went out gives
 // no guarantee either way.
+//
+// Faults, with the default RetryPolicy:
+//   - 400: 1 attempt, then ErrInvalidRequest
+//   - 401 and 403: 1 attempt, then ErrUnauthorized
+//   - 409: 1 attempt, then ErrDuplicateOrderID
+//   - 429: 3 attempts, then ErrRateLimited and ErrOutcomeUnknown
+//   - 500, 502, 503 and 504: 3 attempts, then ErrServer and ErrOutcomeUnknown
+//   - 501, 505 and the other 5xx: 1 attempt, then ErrServer
+//   - a connection reset: 3 attempts, then ErrOutcomeUnknown
 func (c *Client) CreatePaymentRequest(ctx context.Context, p *RequestParams) (*PaymentRequest, error) {
 	c.mustInit()
 	const op = vocab.OpCreatePaymentRequest

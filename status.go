@@ -47,6 +47,15 @@ func (s *PaymentStatus) Paid() bool { return s != nil && s.TxnStatus == TxnSucce
 // PENDING. The call is read-only, so it is retried on connection errors, timeouts,
 // 429 (honouring Retry-After), 500, 502, 503 and 504, within the retry
 // policy and budget. The context bounds the whole call, backoff included.
+//
+// Faults, with the default RetryPolicy:
+//   - 400: 1 attempt, then ErrInvalidRequest
+//   - 401 and 403: 1 attempt, then ErrUnauthorized
+//   - 409: 1 attempt, then ErrDuplicateOrderID
+//   - 429: 3 attempts, then ErrRateLimited
+//   - 500, 502, 503 and 504: 3 attempts, then ErrServer
+//   - 501, 505 and the other 5xx: 1 attempt, then ErrServer
+//   - a connection reset: 3 attempts, then no sentinel (the transport's error is the cause)
 func (c *Client) CheckPaymentStatus(ctx context.Context, orderID string) (*PaymentStatus, error) {
 	c.mustInit()
 	const op = vocab.OpCheckPaymentStatus

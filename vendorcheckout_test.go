@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/rawhttp"
+	"github.com/upicollect/upicollect-go/internal/testkit/rawhttp"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 

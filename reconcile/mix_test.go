@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/upicollect/upicollect-go/internal/ordermix"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 )
 
 // TestMixInSandboxTime runs the mix, 1,000 orders of it (200
@@ -25,14 +25,14 @@ func TestMixInSandboxTime(t *testing.T) {
 	}
 	e := newEnv(t)
 	ctx := boundedCtx(t)
-	plan := ordermix.Plan(n, t0, 42)
-	rec := &ordermix.Recorder{}
+	plan := reconciletest.Plan(n, t0, 42)
+	rec := &reconciletest.Recorder{}
 	sw, err := reconcile.New(e.client, reconcile.NewMemoryStore(), rec.Handle, reconcile.WithConcurrency(16))
 	require.NoError(t, err)
-	require.NoError(t, ordermix.Create(ctx, e.client, e.sb, e.clk, plan, func(o reconcile.Order) error { return sw.Track(ctx, o) }))
-	sum, steps, err := ordermix.Walk(ctx, e.clk, t0.Add(100*time.Hour), sw.Step)
+	require.NoError(t, reconciletest.Create(ctx, e.client, e.sb, e.clk, plan, func(o reconcile.Order) error { return sw.Track(ctx, o) }))
+	sum, steps, err := reconciletest.Walk(ctx, e.clk, t0.Add(100*time.Hour), sw.Step)
 	require.NoError(t, err)
-	r := ordermix.Check(plan, rec.Deliveries())
+	r := reconciletest.Check(plan, rec.Deliveries())
 	perOrder := float64(sum.Checked) / float64(n)
 	t.Logf("%d orders, %d steps: %d checks (%.2f per order), events %v, %d payments in the first 15 min reported at most %v after",
 		n, steps, sum.Checked, perOrder, r.ByResult, r.EarlyPaid, r.MaxDelay)

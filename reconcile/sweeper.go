@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/internal/discard"
 )
 
 // Order is what a merchant tracks: the order id given to the service, the
@@ -121,7 +122,7 @@ func New(c *upicollect.Client, st Store, h Handler, opts ...Option) (*Sweeper, e
 	}
 	log := o.logger
 	if log == nil {
-		log = slog.New(discardHandler{})
+		log = discard.Logger()
 	}
 	return &Sweeper{client: c, store: st, handler: h, opts: o, log: log}, nil
 }
@@ -412,11 +413,3 @@ func runWait(now, next time.Time, limit time.Duration) time.Duration {
 	}
 	return min(max(0, next.Sub(now)), limit)
 }
-
-// discardHandler drops every record (slog.DiscardHandler arrived in Go 1.24).
-type discardHandler struct{}
-
-func (discardHandler) Enabled(context.Context, slog.Level) bool  { return false }
-func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
-func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
-func (d discardHandler) WithGroup(string) slog.Handler           { return d }

@@ -17,8 +17,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/ordermix"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -36,13 +36,13 @@ func boundedCtx(t *testing.T) context.Context {
 // env is a sandbox on a manual clock and a client of it.
 type env struct {
 	sb     *sandbox.Server
-	clk    *ordermix.Clock
+	clk    *reconciletest.Clock
 	client *upicollect.Client
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	clk := ordermix.NewClock(t0)
+	clk := reconciletest.NewClock(t0)
 	sb := sandbox.Start(t, sandbox.WithClock(clk.Now), sandbox.WithSeed(7))
 	c := sb.Client()
 	t.Cleanup(c.CloseIdleConnections)
@@ -114,7 +114,7 @@ func (ev *events) get(id string, r reconcile.Result) reconcile.Event {
 // walk steps sw at every due time until until.
 func walk(t *testing.T, e *env, sw *reconcile.Sweeper, until time.Time) reconcile.Stats {
 	t.Helper()
-	sum, _, err := ordermix.Walk(boundedCtx(t), e.clk, until, sw.Step)
+	sum, _, err := reconciletest.Walk(boundedCtx(t), e.clk, until, sw.Step)
 	require.NoError(t, err)
 	return sum
 }
@@ -292,8 +292,8 @@ func TestSweeperFailedCheckIsRetriedOnSchedule(t *testing.T) {
 func TestSweepersShareAMemoryStore(t *testing.T) {
 	e := newEnv(t)
 	ctx := boundedCtx(t)
-	plan := ordermix.Plan(200, t0, 1)
-	rec := &ordermix.Recorder{}
+	plan := reconciletest.Plan(200, t0, 1)
+	rec := &reconciletest.Recorder{}
 	st := reconcile.NewMemoryStore()
 	var sweepers []*reconcile.Sweeper
 	for range 4 {
@@ -301,8 +301,8 @@ func TestSweepersShareAMemoryStore(t *testing.T) {
 		require.NoError(t, err)
 		sweepers = append(sweepers, sw)
 	}
-	require.NoError(t, ordermix.Create(ctx, e.client, e.sb, e.clk, plan, func(o reconcile.Order) error { return sweepers[0].Track(ctx, o) }))
-	_, _, err := ordermix.Walk(ctx, e.clk, t0.Add(100*time.Hour), func(ctx context.Context, now time.Time) (reconcile.Stats, error) {
+	require.NoError(t, reconciletest.Create(ctx, e.client, e.sb, e.clk, plan, func(o reconcile.Order) error { return sweepers[0].Track(ctx, o) }))
+	_, _, err := reconciletest.Walk(ctx, e.clk, t0.Add(100*time.Hour), func(ctx context.Context, now time.Time) (reconcile.Stats, error) {
 		var (
 			wg   sync.WaitGroup
 			mu   sync.Mutex
@@ -316,7 +316,7 @@ func TestSweepersShareAMemoryStore(t *testing.T) {
 				s, err := sw.Step(ctx, now)
 				mu.Lock()
 				defer mu.Unlock()
-				ordermix.Add(&sum, s)
+				reconciletest.Add(&sum, s)
 				if sum.NextDue.IsZero() || (!s.NextDue.IsZero() && s.NextDue.Before(sum.NextDue)) {
 					sum.NextDue = s.NextDue
 				}
@@ -327,7 +327,7 @@ func TestSweepersShareAMemoryStore(t *testing.T) {
 		return sum, errors.Join(errs...)
 	})
 	require.NoError(t, err)
-	r := ordermix.Check(plan, rec.Deliveries())
+	r := reconciletest.Check(plan, rec.Deliveries())
 	assert.Zero(t, r.Twice, "%v", r.Problems)
 	assert.Zero(t, r.Lost, "%v", r.Problems)
 	assert.Zero(t, r.Wrong, "%v", r.Problems)

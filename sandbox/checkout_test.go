@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/upicollect/upicollect-go/internal/rawhttp"
+	"github.com/upicollect/upicollect-go/internal/testkit/rawhttp"
 )
 
 // replay sends a request recorded from a vendor client

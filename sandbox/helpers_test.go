@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/upicollect/upicollect-go/internal/rawhttp"
+	"github.com/upicollect/upicollect-go/internal/testkit/rawhttp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"strconv"
 	"strings"
+
+	"github.com/upicollect/upicollect-go"
 )
 
 // formatINR writes an amount in paise as rupees with Indian digit grouping
@@ -32,34 +34,14 @@ func formatINR(paise int64) string {
 }
 
 // parseRupees reads an amount in rupees as the sandbox accepts it from a
-// request: digits, optionally a point and more digits ("499", "123.00",
-// "1.5"), exactly, into paise; digits past the second decimal must be
-// zeros. It is the sandbox's own reading, not the SDK's: a request the SDK
-// writes wrongly is refused here rather than read the way the SDK reads.
-// ok is false for anything else, and for amounts beyond 15 rupee digits.
+// request, with the SDK's one reading of rupee text (upicollect.ParseRupees):
+// digits, optionally a point and more digits ("499", "123.00", "1.5"),
+// exactly, into paise; digits past the second decimal must be zeros. ok is
+// false for anything else, and for amounts beyond 15 rupee digits.
 func parseRupees(s string) (paise int64, ok bool) {
-	whole, frac, _ := strings.Cut(s, ".")
-	if whole == "" || len(whole) > 15 || !allDigits(whole) || !allDigits(frac) || strings.HasSuffix(s, ".") {
+	if whole, _, _ := strings.Cut(s, "."); len(whole) > 15 {
 		return 0, false
 	}
-	for len(frac) > 2 {
-		if frac[len(frac)-1] != '0' {
-			return 0, false // a fraction of a paisa
-		}
-		frac = frac[:len(frac)-1]
-	}
-	frac += "00"[len(frac):]
-	r, _ := strconv.ParseInt(whole, 10, 64) // at most 15 digits: no overflow
-	f, _ := strconv.ParseInt(frac, 10, 64)
-	return r*100 + f, true
-}
-
-// allDigits reports whether s is ASCII digits only ("" is).
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	m, err := upicollect.ParseRupees(s)
+	return int64(m), err == nil
 }

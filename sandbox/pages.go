@@ -5,12 +5,14 @@ import (
 	"embed"
 	"errors"
 	"html/template"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/upicollect/upicollect-go/internal/mask"
+	"github.com/upicollect/upicollect-go/internal/text"
 
 	"github.com/upicollect/upicollect-go/internal/vocab"
 )
@@ -200,7 +202,9 @@ func problemText(err error) string {
 }
 
 // render executes a template into a buffer first so that a failure does not
-// leave half a page, and answers a plain apology instead of the error.
+// leave half a page, and answers a plain apology instead of the error. The
+// page's text is written as the SDK's one definition of text safe to show
+// (internal/text) allows.
 func (s *Service) render(w http.ResponseWriter, r *http.Request, code int, name string, data any) {
 	var buf bytes.Buffer
 	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
@@ -216,7 +220,10 @@ func (s *Service) render(w http.ResponseWriter, r *http.Request, code int, name 
 	// else, so a page can never fetch from outside the sandbox.
 	h.Set("Content-Security-Policy", "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'")
 	w.WriteHeader(code)
-	_, _ = w.Write(buf.Bytes())
+	// What a page shows of a request's text (an order id, a note, a name)
+	// is escaped where it is not safe to show: a bidi override or a
+	// zero-width character cannot reorder or hide what the payer reads.
+	_, _ = io.WriteString(w, text.EscapeLaidOut(buf.String()))
 }
 
 // logPageError logs what a page does not show: the error itself.

@@ -12,14 +12,15 @@ import (
 	upicollect "github.com/upicollect/upicollect-go"
 )
 
-// Environment variables the commands read. Flags win over them. The secret
-// key is read from the environment or a file only: a flag would show in
-// `ps` and shell history.
+// Environment variables the commands read: the SDK's names (auth.go), so
+// that the CLI and CredentialsFromEnv read the same. Flags win over them.
+// The secret key is read from the environment or a file only: a flag would
+// show in `ps` and shell history.
 const (
-	envBaseURL   = "UPICOLLECT_BASE_URL"
-	envMID       = "UPICOLLECT_MID"
-	envPublicKey = "UPICOLLECT_PUBLIC_KEY"
-	envSecretKey = "UPICOLLECT_SECRET_KEY"
+	envBaseURL   = upicollect.EnvBaseURL
+	envMID       = upicollect.EnvMID
+	envPublicKey = upicollect.EnvPublicKey
+	envSecretKey = upicollect.EnvSecretKey
 	envNoColor   = "NO_COLOR"
 )
 

@@ -22,7 +22,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/redact"
 	"github.com/upicollect/upicollect-go/sandbox"
 	"github.com/upicollect/upicollect-go/upilink"
 )
@@ -232,7 +231,7 @@ func TestSecretNeverPrinted(t *testing.T) {
 		r := cli(t, withBase(env, echo), "", args...)
 		assert.NotEqual(t, exitOK, r.code)
 		assertNoSecret(t, r, creds.PublicKey, creds.SecretKey, args)
-		assert.Contains(t, r.output(), redact.Mark, "the echoed secret was replaced")
+		assert.Contains(t, r.output(), "[REDACTED]", "the echoed secret was replaced")
 	}
 }
 
@@ -391,7 +390,7 @@ func TestVersionBinaryCommit(t *testing.T) {
 }
 
 // TestShortSecretKeepsOutput: the CLI's output goes through the SDK's one
-// redaction list (internal/redact), which finds credentials as whole
+// redaction list (upicollect.Redactor), which finds credentials as whole
 // tokens: a one-letter or common-word secret leaves text that merely
 // contains those letters alone, and the secret itself is still masked.
 func TestShortSecretKeepsOutput(t *testing.T) {

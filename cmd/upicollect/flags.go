@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	upicollect "github.com/upicollect/upicollect-go"
@@ -35,38 +33,21 @@ func (f moneyFlag) Set(s string) error {
 // overflow.
 const maxRupees = 1_000_000_000
 
-// parseRupees reads "499", "499.5" or "499.50" into paise. More than two
-// decimals, signs, exponents and separators are refused.
+// parseRupees reads "499", "499.5" or "499.50" into paise with the SDK's
+// one reading of rupee text (upicollect.ParseRupees), up to maxRupees.
 func parseRupees(s string) (upicollect.Money, error) {
-	whole, frac, hasPoint := strings.Cut(s, ".")
-	digits := func(v string) bool {
-		for _, c := range v {
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-		return true
+	m, err := upicollect.ParseRupees(s)
+	var ve *upicollect.ValidationError
+	if errors.As(err, &ve) && len(ve.Fields) == 1 {
+		return 0, errors.New("amount " + ve.Fields[0].Problem)
 	}
-	switch {
-	case whole == "" || !digits(whole) || !digits(frac):
-		return 0, errors.New("amount must be rupees, like 499 or 499.00")
-	case hasPoint && (frac == "" || len(frac) > 2):
-		return 0, errors.New("amount must have at most two decimals (paise)")
-	case len(whole) > 10:
+	if err != nil {
+		return 0, err
+	}
+	if m > upicollect.Rupees(maxRupees) {
 		return 0, errors.New("amount too large")
 	}
-	r, _ := strconv.ParseInt(whole, 10, 64) // at most 10 digits: fits
-	if r > maxRupees {
-		return 0, errors.New("amount too large")
-	}
-	p := int64(0)
-	if frac != "" {
-		p, _ = strconv.ParseInt(frac, 10, 64)
-		if len(frac) == 1 {
-			p *= 10
-		}
-	}
-	return upicollect.Money(r*100 + p), nil
+	return m, nil
 }
 
 // createFlags are the fields the create commands share.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	upicollect "github.com/upicollect/upicollect-go"
@@ -40,6 +42,10 @@ func jsonEscapeUnsafe(js string) string {
 	var b strings.Builder
 	for _, r := range js {
 		if r != '\n' && unsafeRune(r) {
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2) // beyond the BMP (tags, U+E0001): a surrogate pair
+				continue
+			}
 			fmt.Fprintf(&b, `\u%04x`, r)
 			continue
 		}

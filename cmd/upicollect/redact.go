@@ -5,35 +5,34 @@ import (
 	"sync"
 
 	upicollect "github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
 // secrets holds the filter of the credentials a command read: what they
-// look like in every form is the SDK's one list (internal/redact). The SDK
+// look like in every form is the SDK's one list (upicollect.Redactor). The SDK
 // already keeps them out of its errors and answers; this is the last line
 // of defence for everything the CLI prints.
 type secrets struct {
 	mu     sync.Mutex
-	filter *redact.Filter // nil until credentials are read: finds nothing
+	filter *upicollect.Redactor // nil until credentials are read: finds nothing
 }
 
 // set makes c's secret, and every Authorization form made from it, the
 // values no output may carry.
 func (s *secrets) set(c upicollect.Credentials) {
-	f := redact.New(c.PublicKey, c.SecretKey)
+	f := c.Redactor()
 	s.mu.Lock()
 	s.filter = f
 	s.mu.Unlock()
 }
 
-func (s *secrets) current() *redact.Filter {
+func (s *secrets) current() *upicollect.Redactor {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.filter
 }
 
 // redactWriter writes through to w with every credential replaced by
-// redact.Mark. Commands write whole lines, so a secret is never split
+// "[REDACTED]". Commands write whole lines, so a secret is never split
 // across two writes.
 type redactWriter struct {
 	w       io.Writer

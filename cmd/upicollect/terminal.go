@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	upicollect "github.com/upicollect/upicollect-go"
 )
 
 // isTerminal reports whether w is a character device, which is what a
@@ -25,7 +27,8 @@ func isTerminal(w io.Writer) bool {
 // terminalSafe returns s with every character that a terminal would act on
 // instead of showing written as an escape: C0 and C1 controls (ESC, CSI,
 // OSC, BEL, CR, newline ...), DEL, the bidirectional overrides and
-// isolates that reorder what is shown, and bytes that are not UTF-8. Text
+// isolates and the other format characters that reorder or hide what is
+// shown, and bytes that are not UTF-8. Text
 // from the service (order ids, UTRs, messages, links) goes through it
 // before it reaches a terminal, so that an answer can neither move the
 // cursor, retitle the window, hide text nor plant a link.
@@ -40,6 +43,8 @@ func terminalSafe(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1, r < 0x80 && unsafeRune(r):
 			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeRune(r) && r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		case unsafeRune(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
@@ -56,13 +61,7 @@ func safeForTerminal(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsFunc(s, unsafeRune)
 }
 
-// unsafeRune reports whether r must not reach a terminal as it is.
-func unsafeRune(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true // C0, DEL, C1
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true // bidi embeddings, overrides, isolates and marks
-	}
-	return false
-}
+// unsafeRune reports whether r must not reach a terminal as it is: the
+// SDK's one definition (upicollect.SafeToShow), controls and format
+// characters.
+func unsafeRune(r rune) bool { return !upicollect.SafeToShow(r) }

@@ -119,10 +119,30 @@ func TestTerminalSafe(t *testing.T) {
 		{"\u202eabc\u2066\u200f\u061c", `\u202eabc\u2066\u200f\u061c`},
 		{"bad \xff\xfe utf8", `bad \xff\xfe utf8`},
 		{"\ufffd stays", "\ufffd stays"},
+		{"zero\u200bwidth\u200d\ufeff", `zero\u200bwidth\u200d\ufeff`},
+		{"tag\U000e0001", `tag\U000e0001`},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, terminalSafe(tt.in), "%q", tt.in)
 		assert.Empty(t, rawControl(terminalSafe(tt.in)))
+	}
+}
+
+// TestJSONEscapeFormatCharacters: format characters leave --json output as \u
+// escapes, a surrogate pair beyond the BMP, and the document still reads
+// back as the same text.
+func TestJSONEscapeFormatCharacters(t *testing.T) {
+	for in, want := range map[string]string{
+		"\"a\u202eb\"\n":    `"a\u202eb"` + "\n",
+		"\"tag\U000e0001\"": `"tag\udb40\udc01"`,
+		"\"ok ₹\"":          `"ok ₹"`,
+	} {
+		got := jsonEscapeUnsafe(in)
+		assert.Equal(t, want, got, "%q", in)
+		var back, orig string
+		require.NoError(t, json.Unmarshal([]byte(got), &back))
+		require.NoError(t, json.Unmarshal([]byte(in), &orig))
+		assert.Equal(t, orig, back)
 	}
 }
 

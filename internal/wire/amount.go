@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -123,11 +124,22 @@ func splitDigits(s string) (digits, rest string) {
 	return s[:i], s[i:]
 }
 
-var errOutOfRange = errors.New("out of range")
+// The errors of an amount that is not a whole number of paise, or beyond
+// what a parser accepts.
+var (
+	ErrFractionOfPaisa = errors.New("not a whole number of paise")
+	ErrOutOfRange      = errors.New("out of range")
+)
+
+// errOutOfRange is ErrOutOfRange, by the name the lexer uses.
+var errOutOfRange = ErrOutOfRange
 
 // paise converts d to paise: the point moves two places right; digits after
 // it must be zeros, and the value must not exceed maxParsedPaise.
-func (d decimal) paise() (int64, error) {
+func (d decimal) paise() (int64, error) { return d.paiseUpTo(maxParsedPaise) }
+
+// paiseUpTo is paise with limit as the largest amount accepted.
+func (d decimal) paiseUpTo(limit int64) (int64, error) {
 	whole := len(d.whole) + d.exp + 2 // mantissa digits that are whole paise
 	n := len(d.whole) + len(d.fraction)
 	var paise int64
@@ -135,28 +147,56 @@ func (d decimal) paise() (int64, error) {
 		c := int64(d.digit(k) - '0')
 		if k >= whole {
 			if c != 0 {
-				return 0, errors.New("not a whole number of paise")
+				return 0, ErrFractionOfPaisa
 			}
 			continue
 		}
-		if paise > maxParsedPaise/10 {
+		if paise > (limit-c)/10 { // paise*10+c > limit, without overflowing
 			return 0, errOutOfRange
 		}
 		paise = paise*10 + c
 	}
 	for k := n; k < whole; k++ {
-		if paise > maxParsedPaise/10 {
+		if paise > limit/10 {
 			return 0, errOutOfRange
 		}
 		paise *= 10
-	}
-	if paise > maxParsedPaise {
-		return 0, errOutOfRange
 	}
 	if d.neg {
 		paise = -paise
 	}
 	return paise, nil
+}
+
+// The errors of ParseRupees besides ErrFractionOfPaisa and ErrOutOfRange.
+var (
+	ErrNotRupees = errors.New("not rupees written as digits")
+	ErrBarePoint = errors.New("a point without decimals after it")
+)
+
+// ParseRupees reads an amount as people and forms write rupees: ASCII
+// digits, optionally a point and one or more decimals ("499", "499.5",
+// "499.50"), into paise, exactly; decimals past the second must be zeros
+// (ErrFractionOfPaisa). Anything else is ErrNotRupees (a sign, an exponent,
+// a separator, a space, no digit before the point) or ErrBarePoint ("499."),
+// and an amount beyond int64 paise is ErrOutOfRange. It is the one reading
+// of rupee text: upicollect.ParseRupees, the CLI's flags and the sandbox's
+// requests use it.
+func ParseRupees(s string) (int64, error) {
+	whole, frac, point := strings.Cut(s, ".")
+	switch {
+	case whole == "" || !asciiDigits(whole) || !asciiDigits(frac):
+		return 0, ErrNotRupees
+	case point && frac == "":
+		return 0, ErrBarePoint
+	}
+	return decimal{whole: whole, fraction: frac}.paiseUpTo(math.MaxInt64)
+}
+
+// asciiDigits reports whether s is ASCII digits only ("" is).
+func asciiDigits(s string) bool {
+	_, rest := splitDigits(s)
+	return rest == ""
 }
 
 // digit is the mantissa's k-th digit.

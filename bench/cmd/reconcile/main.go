@@ -27,8 +27,8 @@ import (
 
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/bench/internal/results"
-	"github.com/upicollect/upicollect-go/internal/ordermix"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -96,25 +96,25 @@ func bytesPerOrder(ctx context.Context, n int) (float64, error) {
 // mix walks the mix through one sweeper on a memory store.
 func mix(ctx context.Context, n int) (results.MixRun, error) {
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	clk := ordermix.NewClock(t0)
+	clk := reconciletest.NewClock(t0)
 	sb := sandbox.New(sandbox.WithClock(clk.Now))
 	defer sb.Close()
 	c := sb.Client()
 	defer c.CloseIdleConnections()
-	rec := &ordermix.Recorder{}
+	rec := &reconciletest.Recorder{}
 	sw, err := reconcile.New(c, reconcile.NewMemoryStore(), rec.Handle, reconcile.WithConcurrency(16))
 	if err != nil {
 		return results.MixRun{}, err
 	}
-	plan := ordermix.Plan(n, t0, 42)
-	if err := ordermix.Create(ctx, c, sb, clk, plan, func(o reconcile.Order) error { return sw.Track(ctx, o) }); err != nil {
+	plan := reconciletest.Plan(n, t0, 42)
+	if err := reconciletest.Create(ctx, c, sb, clk, plan, func(o reconcile.Order) error { return sw.Track(ctx, o) }); err != nil {
 		return results.MixRun{}, err
 	}
-	sum, steps, err := ordermix.Walk(ctx, clk, t0.Add(100*time.Hour), sw.Step)
+	sum, steps, err := reconciletest.Walk(ctx, clk, t0.Add(100*time.Hour), sw.Step)
 	if err != nil {
 		return results.MixRun{}, err
 	}
-	rep := ordermix.Check(plan, rec.Deliveries())
+	rep := reconciletest.Check(plan, rec.Deliveries())
 	return results.MixRun{
 		Orders: n, Steps: steps, Checks: sum.Checked, ChecksPerOrder: float64(sum.Checked) / float64(n),
 		Events: rep.Events, Twice: rep.Twice, Lost: rep.Lost, Wrong: rep.Wrong,

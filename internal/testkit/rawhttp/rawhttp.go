@@ -7,6 +7,8 @@
 // with LF line ends (CRLF is written on the wire) and {{NAME}} placeholders
 // for what each run fills in (host, merchant id, Authorization).
 // Content-Length is computed, never recorded.
+//
+// It is a test kit (internal/testkit): only tests import it.
 package rawhttp
 
 import (
