@@ -58,7 +58,8 @@ func (a *app) execute(args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	if !a.ran {
+	ownText := !a.ran // cobra's and pflag's own words: a suggestion spans lines
+	if ownText {
 		err = usageError(err)
 	}
 	code, kind := a.classify(err)
@@ -74,7 +75,11 @@ func (a *app) execute(args []string) int {
 		_ = a.printJSON(errorJSON{errorBody{Kind: kind, Message: msg}})
 		return code
 	}
-	fmt.Fprintf(a.stderr, "upicollect: %s\n", humanError(cmd, err, msg)) // escaped: see humanError
+	text := humanError(cmd, err, msg) // escaped: see humanError
+	if ownText {
+		text = multilineSafe(msg)
+	}
+	fmt.Fprintf(a.stderr, "upicollect: %s\n", text)
 	if code == exitUsage && kind == kindUsage {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

@@ -69,7 +69,7 @@ func (a *app) sandboxCmd() *cobra.Command {
 		Short:   "Serve a local sandbox of the service",
 		Long:    fmt.Sprintf(sandboxLong, strings.Join(sandbox.VariantNames(), ", ")),
 		Example: sandboxExample,
-		Args:    cobra.NoArgs,
+		Args:    unknownSubcommand,
 		RunE:    a.runE(func(*cobra.Command, []string) error { return a.serveSandbox(&sf) }),
 	}
 	cmd.AddCommand(a.sandboxAdvanceCmd(), a.sandboxPayCmd())
@@ -156,4 +156,18 @@ func (a *app) serveSandbox(sf *sandboxFlags) error {
 	s.Close()
 	logger.Info("sandbox stopped", "took", time.Since(start).Round(time.Millisecond))
 	return interrupted(a.ctx, errors.New("sandbox stopped"))
+}
+
+// unknownSubcommand refuses arguments to a command that serves without
+// any and has subcommands, suggesting the subcommand a typo meant as
+// cobra does for the root's ("sandbox advanc" → advance).
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+	}
+	return errors.New(msg)
 }
