@@ -132,6 +132,7 @@ func (a *app) newRoot() *cobra.Command {
 		a.qrCmd(), a.reconcileCmd(), a.sandboxCmd(), a.versionCmd(),
 	)
 	root.AddCommand(helpTopics()...)
+	withPlainBoolFlags(root)
 	return root
 }
 
