@@ -22,6 +22,7 @@ type app struct {
 	getenv    func(string) string
 	now       func() time.Time // the clock of progress rates; tests set their own
 	stderrTTY bool             // stderr is a terminal: the spinner may draw on it
+	stdoutTTY bool             // stdout is a terminal: what stderr draws must make way for its lines
 
 	secrets *secrets // credentials never printed, set once they are read
 	json    bool     // --json on the command that ran
@@ -38,6 +39,7 @@ func newApp(ctx context.Context, stdin io.Reader, getenv func(string) string, st
 		getenv:    getenv,
 		now:       time.Now,
 		stderrTTY: isTerminal(stderr),
+		stdoutTTY: isTerminal(stdout),
 		secrets:   s,
 	}
 }
