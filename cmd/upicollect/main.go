@@ -5,8 +5,9 @@
 //
 //	upicollect <command> [flags] [arguments]
 //
-// Commands: intent, request, order, link, status, wait, qr, sandbox, version and
-// completion; `upicollect help exit-codes` and `upicollect help environment`
+// Commands: intent, request, order, link, status, wait, qr, sandbox (with
+// sandbox advance and sandbox pay, which drive a running sandbox's clock
+// and payments), version and completion; `upicollect help exit-codes` and `upicollect help environment`
 // describe the exit codes and the environment. Run `upicollect help` for the
 // list and `upicollect <command> --help` for a command's flags and an
 // example.
