@@ -286,6 +286,12 @@ func TestOrderList(t *testing.T) {
 	if _, err := s.Client().CreatePaymentLink(apiContext(t), &upicollect.LinkParams{Amount: upicollect.Rupees(1), Note: "Tip", Customer: customer}); err != nil {
 		t.Fatalf("CreatePaymentLink: %v", err)
 	}
+	// A bank's late answer, three hours on: listed under its status.
+	orders := s.Orders()
+	linkID := orders[len(orders)-1].OrderID
+	if err := s.Settle(linkID, upicollect.TxnSuccess, clock.Now().Add(3*time.Hour)); err != nil {
+		t.Fatalf("Settle(%s): %v", linkID, err)
+	}
 	for id, result := range map[string]string{ids[0]: sandbox.StatusSuccess, ids[1]: sandbox.StatusFail, long: sandbox.StatusReject} {
 		if _, err := s.SettleWith(id, sandbox.Settlement{Result: result}); err != nil {
 			t.Fatalf("Settle(%s, %s): %v", id, result, err)
@@ -295,8 +301,13 @@ func TestOrderList(t *testing.T) {
 	forEachScreen(t, func(t *testing.T, tb *tab) {
 		open(t, tb, s.URL()+"/")
 		run(t, tb, "waiting for the order list", chromedp.WaitVisible(`table.orders`, chromedp.ByQuery))
-		checkPage(t, tb, s.URL(), "orders", append(ids, long, "₹33,333.00", "₹1,00,000.00", "₹1.00",
-			"SUCCESS", "FAIL", "REJECT", "PENDING", "expired")...)
+		f := checkPage(t, tb, s.URL(), "orders", append(ids, long, "₹33,333.00", "₹1,00,000.00", "₹1.00",
+			"SUCCESS", "FAIL", "REJECT", "PENDING", "expired",
+			"2025-01-15 15:30:00 IST", "then SUCCESS at 2025-01-15 18:30:00 IST", "Sandbox time 2025-01-15 15:41:00 IST")...)
+		// A phone has no column headers: each creation time says what it is.
+		if labelled := strings.Contains(f.Text, "created 2025-01-15 15:30:00 IST"); labelled != (tb.vp.width <= 600) {
+			t.Errorf("at %d px the creation times are labelled: %v, want %v", tb.vp.width, labelled, tb.vp.width <= 600)
+		}
 		var statusRight, cardRight float64
 		var statuses int
 		run(t, tb, "measuring the status column",

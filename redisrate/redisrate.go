@@ -22,6 +22,14 @@
 // would meet the service's 429s exactly when Redis is down. There is no
 // in-process fallback; how fast "at once" is depends on the redis.Client's
 // own DialTimeout, ReadTimeout and MaxRetries.
+//
+// Make each redis.Client from its own redis.Options, never from another
+// client's Options(): go-redis 9.17 then shares the first client's push
+// notification handlers with the second, and prints "failed to initialize
+// maintnotifications: … cannot overwrite existing handler" on stderr
+// (harmless, but alarming). To give the limiter a client with other
+// settings, copy the fields you need into a new Options. New itself makes
+// no client and logs nothing.
 package redisrate
 
 import (

@@ -57,7 +57,7 @@ func TestBurstThenDeadline(t *testing.T) {
 func TestSharedKey(t *testing.T) {
 	rdb := startRedis(t)
 	a := redisrate.New(rdb, "shared", slow, 2)
-	b := redisrate.New(redis.NewClient(rdb.Options()), "shared", slow, 2)
+	b := redisrate.New(anotherProcess(t, rdb), "shared", slow, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	require.NoError(t, a.Wait(ctx))

@@ -25,6 +25,18 @@ func startRedis(t testing.TB) *redis.Client {
 	return rdb
 }
 
+// anotherProcess is a second client of rdb's Redis, made as another
+// process makes its own: from fresh Options. A client made from
+// rdb.Options() would share rdb's push-notification handlers, and go-redis
+// would log "failed to initialize maintnotifications … cannot overwrite
+// existing handler" on stderr.
+func anotherProcess(t testing.TB, rdb *redis.Client) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: rdb.Options().Addr})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // freePort returns a loopback TCP port nothing listens on now.
 func freePort(t testing.TB) string {
 	t.Helper()

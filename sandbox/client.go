@@ -27,7 +27,8 @@ func (s *Service) Credentials() upicollect.Credentials {
 
 // Client returns an SDK client wired to s: its credentials,
 // WithBaseURL(s.URL()) and an http.Client that, like the SDK's default
-// one, does not follow redirects; then opts, which may override any of
+// one, does not follow redirects and keeps up to upicollect.DefaultMaxConns idle
+// connections (HTTPClient's transport); then opts, which may override any of
 // them. It panics if upicollect.NewClient fails, which only a bad option
 // in opts can cause.
 func (s *Server) Client(opts ...upicollect.Option) *upicollect.Client {

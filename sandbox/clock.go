@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"sync"
 	"time"
 )
@@ -39,4 +40,80 @@ func (c *ManualClock) Set(t time.Time) {
 	c.mu.Lock()
 	c.now = t
 	c.mu.Unlock()
+}
+
+// MovableClock is a sandbox clock that can be moved from outside the
+// process: WithMovableClock serves it at POST /sandbox/clock. ManualClock
+// and OffsetClock are MovableClocks.
+type MovableClock interface {
+	// Now returns the clock's time.
+	Now() time.Time
+	// Advance moves the clock d forward and returns the new time.
+	Advance(d time.Duration) time.Time
+	// Set moves the clock to t.
+	Set(t time.Time)
+}
+
+// OffsetClock is real time plus an offset that Advance and Set move: a
+// sandbox on it runs at the wall clock's pace, and a person who wants to
+// see tomorrow's late outcomes advances it by a day. `upicollect sandbox`
+// serves on one. It is safe for concurrent use.
+type OffsetClock struct {
+	base   func() time.Time
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+// NewOffsetClock returns an OffsetClock over base (nil: time.Now) with no
+// offset yet.
+func NewOffsetClock(base func() time.Time) *OffsetClock {
+	if base == nil {
+		base = time.Now
+	}
+	return &OffsetClock{base: base}
+}
+
+// Now returns base's time plus the offset.
+func (c *OffsetClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.base().Add(c.offset)
+}
+
+// Advance adds d to the offset and returns the new time.
+func (c *OffsetClock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+	return c.base().Add(c.offset)
+}
+
+// Set makes the clock read t now; from then on it runs at base's pace.
+func (c *OffsetClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.offset = t.Sub(c.base())
+	c.mu.Unlock()
+}
+
+// Offset returns how far the clock is ahead of base (behind, if
+// negative).
+func (c *OffsetClock) Offset() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.offset
+}
+
+// WithMovableClock makes c the sandbox's clock, as WithClock(c.Now) does,
+// and lets POST /sandbox/clock move it forward (`upicollect sandbox
+// advance 2h` does this from a shell). Without it the endpoint answers
+// 409: a sandbox on WithClock's clock or on real time cannot be moved
+// from outside.
+func WithMovableClock(c MovableClock) Option {
+	return func(cfg *config) error {
+		if c == nil {
+			return errors.New("sandbox: WithMovableClock: nil clock")
+		}
+		cfg.now, cfg.movable = c.Now, c
+		return nil
+	}
 }

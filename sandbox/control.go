@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -109,9 +110,64 @@ const clockFormat = "2006-01-02T15:04:05.000000000Z07:00"
 // (WithClock's), so that a sweeper in another process steps at sandbox
 // time.
 func (s *Service) serveClock(w http.ResponseWriter, _ *http.Request) {
-	writeValue(w, http.StatusOK, struct {
-		Now string `json:"now"`
-	}{s.now().Format(clockFormat)})
+	writeValue(w, http.StatusOK, clockAnswer{s.now().Format(clockFormat)})
+}
+
+// clockAnswer is the body of GET and POST /sandbox/clock.
+type clockAnswer struct {
+	Now string `json:"now"`
+}
+
+// moveClock answers POST /sandbox/clock, JSON {"advance":"2h"} (a Go
+// duration, not negative) or {"set":"2026-03-01T10:00:00Z"} (RFC 3339,
+// not before the sandbox's time), with the new time as GET does. The
+// clock only moves forward: orders already created, settled and
+// scheduled keep times that stay in the past. A sandbox without
+// WithMovableClock answers 409.
+func (s *Service) moveClock(w http.ResponseWriter, r *http.Request, req *request) {
+	if !s.controlBody(w, r, req, nil) {
+		return
+	}
+	c := s.cfg.movable
+	if c == nil {
+		writeValue(w, http.StatusConflict, controlError{"this sandbox's clock cannot be moved: " +
+			"start it with sandbox.WithMovableClock (upicollect sandbox always can)"})
+		return
+	}
+	var body struct {
+		Advance *string `json:"advance"`
+		Set     *string `json:"set"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(req.body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil || (body.Advance == nil) == (body.Set == nil) {
+		writeValue(w, http.StatusBadRequest, controlError{`body must be JSON {"advance":"2h"} or {"set":"2026-03-01T10:00:00Z"}`})
+		return
+	}
+	s.clockMu.Lock()
+	defer s.clockMu.Unlock()
+	if body.Advance != nil {
+		d, err := time.ParseDuration(*body.Advance)
+		if err != nil || d < 0 {
+			writeValue(w, http.StatusBadRequest, controlError{`advance must be a duration such as "90s" or "2h", not negative`})
+			return
+		}
+		c.Advance(d)
+	} else {
+		at, err := time.Parse(time.RFC3339Nano, *body.Set)
+		if err != nil {
+			writeValue(w, http.StatusBadRequest, controlError{`set must be an RFC 3339 time such as "2026-03-01T10:00:00Z"`})
+			return
+		}
+		now := c.Now()
+		if at.Before(now) {
+			writeValue(w, http.StatusConflict, controlError{"set " + at.Format(clockFormat) +
+				" is before the sandbox's time " + now.Format(clockFormat) + ": the clock only moves forward"})
+			return
+		}
+		c.Set(at.In(now.Location())) // the sandbox's zone stays, and every answer one length
+	}
+	writeValue(w, http.StatusOK, clockAnswer{c.Now().Format(clockFormat)})
 }
 
 // serveVariants answers GET /sandbox/variants: every variant and its state.

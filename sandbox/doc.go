@@ -131,6 +131,17 @@
 // from GET /sandbox/clock to step at it. WithSeed makes ids, keys and
 // UTRs reproducible.
 //
+// A clock given with WithMovableClock can also be moved from outside the
+// process, forward only: POST /sandbox/clock with JSON {"advance":"2h"}
+// (a Go duration) or {"set":"2026-03-01T10:00:00Z"} (RFC 3339, not before
+// the sandbox's time) answers the new time as GET does. `upicollect
+// sandbox` serves on an OffsetClock (real time plus what was advanced),
+// so late payments can be tried by hand:
+//
+//	upicollect sandbox pay ORDER_ID --result FAIL
+//	upicollect sandbox pay ORDER_ID --result SUCCESS --after 3h
+//	upicollect sandbox advance 3h
+//
 // # Hosted pages, QR codes and control endpoints
 //
 // These need no credentials: the sandbox is a local test tool.
@@ -145,6 +156,10 @@
 //	                                      after (a Go duration, "90s", "26h": schedule it as Settle does)
 //	GET    /sandbox/clock                 the sandbox's time: {"now":"2025-01-15T10:00:00.000000000Z"}
 //	                                      (RFC 3339 with nanoseconds)
+//	POST   /sandbox/clock                 move a WithMovableClock forward: JSON {"advance":"2h"} or
+//	                                      {"set":"2026-03-01T10:00:00Z"}; answers the new time as GET;
+//	                                      400 for a bad body or a negative advance, 409 for a set before
+//	                                      the sandbox's time or a clock that cannot be moved
 //	GET    /sandbox/stats                 server-side counts (JSON Stats): API requests per operation,
 //	                                      API answers per HTTP status, the quota's 429s, connections
 //	DELETE /sandbox/stats                 set the counts to zero; answers 204
@@ -164,10 +179,10 @@
 // in it), for other orders back to the hosted page.
 //
 // Because these endpoints have no credentials, they defend the developer's
-// machine: the order list and every /sandbox/orders, /sandbox/variants and
-// /sandbox/faults call answer 421 unless the Host header names a loopback
-// address, localhost, the address the server listens on, or the host of
-// WithPublicURL (so a web page cannot read them through DNS rebinding); and
+// machine: the order list and every /sandbox/orders, /sandbox/clock,
+// /sandbox/stats, /sandbox/variants and /sandbox/faults call answer 421
+// unless the Host header names a loopback address, localhost, the address
+// the server listens on, or the host of WithPublicURL (so a web page cannot read them through DNS rebinding); and
 // the POST and DELETE calls answer 403 to a browser's cross-site request
 // (Sec-Fetch-Site other than same-origin or none, or an Origin other than
 // the sandbox's own). Requests without those headers, from curl or a

@@ -17,6 +17,7 @@ type config struct {
 	mid, publicKey, secretKey string
 	merchantName, merchantVPA string
 	now                       func() time.Time
+	movable                   MovableClock // nil: POST /sandbox/clock refuses
 	seed                      uint64
 	seeded                    bool
 	latency                   time.Duration
@@ -84,7 +85,7 @@ func WithClock(now func() time.Time) Option {
 		if now == nil {
 			return errors.New("sandbox: WithClock: nil clock")
 		}
-		c.now = now
+		c.now, c.movable = now, nil
 		return nil
 	}
 }

@@ -45,6 +45,7 @@ type orderPage struct {
 	Payable     bool        // PENDING and not expired: the payer's buttons show
 	Expired     bool        // an intent past its expiry, never paid
 	Expires     string      // expiry in India time
+	Created     string      // creation in India time
 	Outcome     string      // what a final status means, in words
 	QR          string
 	UPILink     template.URL // upi:// would otherwise be filtered as unsafe
@@ -64,6 +65,7 @@ type appButton struct {
 // indexRow is one order in the order list.
 type indexRow struct {
 	OrderID, Kind, Amount, Status, Page string
+	Created                             string // in India time
 	Expired                             bool
 	Scheduled                           []string // changes to come, in words
 }
@@ -83,14 +85,15 @@ func (s *Service) serveIndex(w http.ResponseWriter, r *http.Request) {
 	for i, o := range orders {
 		rows[i] = indexRow{
 			OrderID: o.OrderID, Kind: o.Kind, Amount: formatINR(o.AmountPaise), Status: o.Status,
-			Page: pagePath(o.OrderID), Expired: expired(&o, now), Scheduled: scheduledText(o.Scheduled),
+			Page: pagePath(o.OrderID), Created: indiaDateTime(o.CreatedAt), Expired: expired(&o, now),
+			Scheduled: scheduledText(o.Scheduled),
 		}
 	}
 	s.render(w, r, http.StatusOK, "index.html", struct {
 		pageMeta
-		Merchant, MID string
-		Orders        []indexRow
-	}{pageMeta{"Orders – " + s.cfg.merchantName + " sandbox", true}, s.cfg.merchantName, s.cfg.mid, rows})
+		Merchant, MID, Now string
+		Orders             []indexRow
+	}{pageMeta{"Orders – " + s.cfg.merchantName + " sandbox", true}, s.cfg.merchantName, s.cfg.mid, indiaDateTime(now), rows})
 }
 
 // servePage answers GET /sandbox/pay/{id}: the hosted payment page.
@@ -136,6 +139,7 @@ func (s *Service) orderPage(o *Order, problem error) orderPage {
 		PayAction:   ordersPath + "/" + url.PathEscape(o.OrderID) + "/pay",
 		Problem:     problemText(problem),
 		Scheduled:   scheduledText(o.Scheduled),
+		Created:     indiaDateTime(o.CreatedAt),
 	}
 	if o.Kind == KindOrder {
 		q := s.upiQuery(o)

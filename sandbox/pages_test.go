@@ -465,8 +465,11 @@ func TestIndexPage(t *testing.T) {
 	assert.Contains(t, html, `<td class="num">₹1,00,000.00</td>`)
 	assert.Contains(t, html, `<td class="st PENDING">PENDING<span class="sub">expired</span></td>`)
 	assert.Equal(t, 2, strings.Count(html, "expired</span>"), "the two old unpaid intents")
-	assert.Contains(t, html, `<td class="st SUCCESS">SUCCESS</td></tr>
+	assert.Contains(t, html, `<td class="st SUCCESS">SUCCESS</td><td class="at"><span class="lbl">created </span>2025-01-15 15:30:00 IST</td></tr>
 <tr><td class="id"><a href="/sandbox/pay/fresh">`, "the old paid intent")
+	assert.Contains(t, html, `<td class="st PENDING">PENDING</td><td class="at"><span class="lbl">created </span>2025-01-15 15:35:00 IST</td></tr>`,
+		"each order's creation in India time")
+	assert.Contains(t, html, `Sandbox time <span class="now">2025-01-15 15:40:01 IST</span>.`, "the sandbox's own time")
 	goldenHTML(t, "index", a.body)
 }
 

@@ -51,6 +51,7 @@ func (s *Service) routeTable() []route {
 		{"GET " + ordersPath + "/{id}", false, true, page(s.serveOrder)},
 		{"POST " + ordersPath + "/{id}/pay", false, true, s.servePay},
 		{"GET " + clockPath, false, true, page(s.serveClock)},
+		{"POST " + clockPath, false, true, s.moveClock},
 		{"GET " + statsPath, false, true, page(s.serveStats)},
 		{"DELETE " + statsPath, false, true, page(s.resetStats)},
 		{"GET " + variantsPath, false, true, page(s.serveVariants)},

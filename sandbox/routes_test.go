@@ -28,6 +28,8 @@ func TestRouting(t *testing.T) {
 		{"DELETE", "/sandbox/faults", nil, 204, "", ""},
 		{"GET", "/sandbox/orders/x/pay", nil, 405, "POST", "method not allowed"},
 		{"PUT", "/sandbox/stats", nil, 405, "GET, DELETE", "method not allowed"},
+		{"DELETE", "/sandbox/clock", nil, 405, "GET, POST", "method not allowed"},
+		{"POST", "/sandbox/clock", nil, 409, "", "cannot be moved"},
 		{"GET", "/v1/payments/checkPaymentStatus", nil, 405, "POST", `"statusCode":405`},
 		{"GET", "/sandbox/pay/", nil, 404, "", "404 page not found"},
 		{"GET", "/index.html", nil, 404, "", "404 page not found"},

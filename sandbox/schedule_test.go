@@ -170,6 +170,7 @@ func TestPayAfter(t *testing.T) {
 
 	page := string(get(t, s, "/sandbox/pay/p-1").body)
 	assert.Contains(t, page, "<li>FAIL at 2025-01-15 15:32:00 IST</li><li>SUCCESS at 2025-01-16 17:30:00 IST</li>")
+	assert.Contains(t, page, "<dt>Created</dt><dd>2025-01-15 15:30:00 IST</dd>", "created and scheduled times side by side")
 	assert.NotContains(t, page, `class="pay"`, "a payment the bank has yet to answer is not offered again")
 	index := string(get(t, s, "/").body)
 	assert.Contains(t, index, `<span class="sub">then FAIL at 2025-01-15 15:32:00 IST</span>`)

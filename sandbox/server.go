@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"time"
+
+	upicollect "github.com/upicollect/upicollect-go"
 )
 
 // Server is a Service served over HTTP on loopback, in the manner of
@@ -125,6 +127,13 @@ func Listen(addr string, opts ...Option) (*Server, error) {
 		},
 	}}
 	ts.Start()
+	if tr, ok := ts.Client().Transport.(*http.Transport); ok {
+		// As many idle connections as the SDK's own client keeps (2 by
+		// default): a batch of checks reuses them instead of opening new
+		// ones, so a benchmark measures the SDK, not connection set-up.
+		tr.MaxIdleConnsPerHost = upicollect.DefaultMaxConns
+		tr.MaxIdleConns = max(tr.MaxIdleConns, upicollect.DefaultMaxConns)
+	}
 	svc.setSelfURL(ts.URL)
 	return &Server{Service: svc, ts: ts}, nil
 }
@@ -138,8 +147,9 @@ func (s *Server) URL() string { return s.ts.URL }
 func (s *Server) Handler() http.Handler { return s.Service }
 
 // HTTPClient returns a new http.Client for talking to s, sharing one
-// transport whose idle connections Close closes. It never uses a proxy and
-// follows redirects; Client's does not.
+// transport whose idle connections Close closes. It never uses a proxy,
+// keeps up to upicollect.DefaultMaxConns idle connections, as the SDK's
+// own client does, and follows redirects; Client's does not.
 func (s *Server) HTTPClient() *http.Client {
 	c := *s.ts.Client()
 	return &c

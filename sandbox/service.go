@@ -33,6 +33,8 @@ type Service struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	clockMu sync.Mutex // makes POST /sandbox/clock's check and move one step
+
 	mu       sync.Mutex // guards variants, faults, rng and selfURL
 	variants variantSet
 	faults   []*faultState

@@ -22,6 +22,7 @@ type app struct {
 	getenv    func(string) string
 	now       func() time.Time // the clock of progress rates; tests set their own
 	stderrTTY bool             // stderr is a terminal: the spinner may draw on it
+	stdoutTTY bool             // stdout is a terminal: what stderr draws must make way for its lines
 
 	secrets *secrets // credentials never printed, set once they are read
 	json    bool     // --json on the command that ran
@@ -38,6 +39,7 @@ func newApp(ctx context.Context, stdin io.Reader, getenv func(string) string, st
 		getenv:    getenv,
 		now:       time.Now,
 		stderrTTY: isTerminal(stderr),
+		stdoutTTY: isTerminal(stdout),
 		secrets:   s,
 	}
 }
@@ -58,7 +60,8 @@ func (a *app) execute(args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	if !a.ran {
+	ownText := !a.ran // cobra's and pflag's own words: a suggestion spans lines
+	if ownText {
 		err = usageError(err)
 	}
 	code, kind := a.classify(err)
@@ -74,7 +77,11 @@ func (a *app) execute(args []string) int {
 		_ = a.printJSON(errorJSON{errorBody{Kind: kind, Message: msg}})
 		return code
 	}
-	fmt.Fprintf(a.stderr, "upicollect: %s\n", humanError(cmd, err, msg)) // escaped: see humanError
+	text := humanError(cmd, err, msg) // escaped: see humanError
+	if ownText {
+		text = multilineSafe(msg)
+	}
+	fmt.Fprintf(a.stderr, "upicollect: %s\n", text)
 	if code == exitUsage && kind == kindUsage {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
@@ -127,6 +134,7 @@ func (a *app) newRoot() *cobra.Command {
 		a.qrCmd(), a.reconcileCmd(), a.sandboxCmd(), a.versionCmd(),
 	)
 	root.AddCommand(helpTopics()...)
+	withPlainBoolFlags(root)
 	return root
 }
 

@@ -48,6 +48,10 @@ func TestRunUsage(t *testing.T) {
 		{"--help", []string{"--help"}, exitOK, "Usage:", ""},
 		{"help topic", []string{"help", "exit-codes"}, exitOK, "6    the payment ended FAIL or REJECT", ""},
 		{"unknown", []string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
+		{"typo", []string{"stauts"}, exitUsage, "", "upicollect: unknown command \"stauts\" for \"upicollect\"\n\nDid you mean this?\n\tstatus\nRun 'upicollect --help' for usage.\n"},
+		{"subcommand typo", []string{"sandbox", "advanc"}, exitUsage, "", "\"advanc\" for \"upicollect sandbox\"\n\nDid you mean this?\n\tadvance\nRun 'upicollect sandbox --help' for usage.\n"},
+		{"typo escaped", []string{"\x1b[31mstatus"}, exitUsage, "", `unknown command "\x1b[31mstatus" for "upicollect"`},
+		{"flag escaped", []string{"status", "--\x1b]0;x\x07"}, exitUsage, "", "unknown flag: --\\x1b]0;x\\x07\n"},
 		{"sandbox -h", []string{"sandbox", "-h"}, exitOK, "--addr HOST:PORT", ""},
 		{"help sandbox", []string{"help", "sandbox"}, exitOK, "--addr HOST:PORT", ""},
 		{"sandbox bad flag", []string{"sandbox", "--nope"}, exitUsage, "", "nope"},
@@ -69,6 +73,8 @@ func TestRunUsage(t *testing.T) {
 				assert.True(t, strings.HasPrefix(stderr.String(), "upicollect: ") || tt.args == nil,
 					"errors begin upicollect: %q", stderr.String())
 			}
+			assert.NotContains(t, stderr.String(), `\x0a`, "line breaks are lines, not escapes")
+			assert.NotContains(t, stderr.String(), "\x1b", "nothing a terminal acts on")
 		})
 	}
 }

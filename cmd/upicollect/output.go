@@ -95,6 +95,21 @@ func humanError(cmd *cobra.Command, err error, msg string) string {
 	return b.String()
 }
 
+// multilineSafe is msg, an error of cobra's or pflag's own (an unknown
+// command, a bad flag), for a terminal: its lines stay lines and a
+// suggestion's leading tab stays, so that "Did you mean this?" reads as
+// cobra wrote it, while each line is escaped as terminalSafe does, since
+// it may quote what the user typed. Trailing blank lines are dropped.
+// Text from the service never goes through it.
+func multilineSafe(msg string) string {
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	for i, l := range lines {
+		rest := strings.TrimLeft(l, "\t")
+		lines[i] = l[:len(l)-len(rest)] + terminalSafe(rest)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // field is one line of a human summary; empty values are left out.
 type field struct{ name, value string }
 

@@ -18,6 +18,7 @@ type progress struct {
 	lastDraw time.Time
 	done     int
 	failed   int
+	shown    bool // the bar is on its line (hide clears it)
 }
 
 // progressEvery is the shortest time between two redraws.
@@ -35,13 +36,24 @@ func (p *progress) add(failed bool) {
 	if failed {
 		p.failed++
 	}
-	if t := p.now(); t.Sub(p.lastDraw) >= progressEvery || p.done == p.total {
+	if t := p.now(); !p.shown || t.Sub(p.lastDraw) >= progressEvery || p.done == p.total {
 		p.draw(t)
 	}
 }
 
+// hide clears the bar's line, so that a line written to the same terminal
+// (stdout's JSON line, when stdout is the terminal stderr draws on) starts
+// at the left edge instead of after the bar; the next add draws it again
+// below that line.
+func (p *progress) hide() {
+	if p.shown {
+		_, _ = io.WriteString(p.w, clearLine)
+		p.shown = false
+	}
+}
+
 func (p *progress) draw(t time.Time) {
-	p.lastDraw = t
+	p.lastDraw, p.shown = t, true
 	_, _ = io.WriteString(p.w, clearLine+progressLine(p.done, p.failed, p.total, t.Sub(p.start)))
 }
 

@@ -49,13 +49,18 @@ Variants (--variant NAME, repeatable): %s.
 Faults (--fault SPEC, repeatable) are comma-separated key=value pairs. Keys:
 op, times, latency, status, header (Name:Value), reset (before|after),
 slow_body, huge_body, processed, body (last; takes the rest, commas included).
-At run time: GET/POST /sandbox/variants, POST/DELETE /sandbox/faults (JSON).`
+At run time: GET/POST /sandbox/variants, POST/DELETE /sandbox/faults (JSON).
+
+Sandbox time is real time plus what was advanced: from another shell,
+'upicollect sandbox pay ORDER_ID --after 3h' schedules a late payment and
+'upicollect sandbox advance 3h' (POST /sandbox/clock) brings it due.`
 
 const sandboxExample = `  upicollect sandbox
   upicollect sandbox --addr 127.0.0.1:0 --variant status-in-data --quiet
   upicollect sandbox --fault op=createPaymentIntent,status=500,times=2
   upicollect sandbox --fault latency=3s --fault status=429,header=Retry-After:2
-  upicollect sandbox --rate-limit 10`
+  upicollect sandbox --rate-limit 10
+  upicollect sandbox pay ORDER_ID --result FAIL && upicollect sandbox advance 2h`
 
 func (a *app) sandboxCmd() *cobra.Command {
 	var sf sandboxFlags
@@ -64,9 +69,10 @@ func (a *app) sandboxCmd() *cobra.Command {
 		Short:   "Serve a local sandbox of the service",
 		Long:    fmt.Sprintf(sandboxLong, strings.Join(sandbox.VariantNames(), ", ")),
 		Example: sandboxExample,
-		Args:    cobra.NoArgs,
+		Args:    unknownSubcommand,
 		RunE:    a.runE(func(*cobra.Command, []string) error { return a.serveSandbox(&sf) }),
 	}
+	cmd.AddCommand(a.sandboxAdvanceCmd(), a.sandboxPayCmd())
 	f := cmd.Flags()
 	f.StringVar(&sf.addr, "addr", defaultSandboxAddr, "`HOST:PORT` to listen on (port 0: any free port)")
 	addCredFlags(cmd, &sf.creds, ", else the sandbox's")
@@ -89,6 +95,8 @@ func (sf *sandboxFlags) options(creds upicollect.Credentials, logger *slog.Logge
 		sandbox.WithVariant(sf.variants...),
 		sandbox.WithIntentTTL(sf.intentTTL),
 		sandbox.WithLatency(sf.latency),
+		// Real time, movable forward from a shell: `upicollect sandbox advance`.
+		sandbox.WithMovableClock(sandbox.NewOffsetClock(nil)),
 	}
 	for _, spec := range sf.faults {
 		fault, err := sandbox.ParseFault(spec)
@@ -141,10 +149,25 @@ func (a *app) serveSandbox(sf *sandboxFlags) error {
 		"orders_json", s.URL()+"/sandbox/orders",
 		"pay_endpoint", s.URL()+"/sandbox/orders/{order_id}/pay",
 		"variants_endpoint", s.URL()+"/sandbox/variants",
-		"faults_endpoint", s.URL()+"/sandbox/faults")
+		"faults_endpoint", s.URL()+"/sandbox/faults",
+		"clock_endpoint", s.URL()+"/sandbox/clock")
 	<-a.ctx.Done()
 	start := time.Now()
 	s.Close()
 	logger.Info("sandbox stopped", "took", time.Since(start).Round(time.Millisecond))
 	return interrupted(a.ctx, errors.New("sandbox stopped"))
+}
+
+// unknownSubcommand refuses arguments to a command that serves without
+// any and has subcommands, suggesting the subcommand a typo meant as
+// cobra does for the root's ("sandbox advanc" → advance).
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+	}
+	return errors.New(msg)
 }

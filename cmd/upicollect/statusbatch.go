@@ -52,6 +52,9 @@ func (a *app) statusBatch(c *upicollect.Client, path string, concurrency int) er
 				first = &exitError{code: code, kind: kind}
 			}
 		}
+		if bar != nil && a.stdoutTTY {
+			bar.hide() // one terminal: the JSON line must not follow the bar's text
+		}
 		if err := a.printJSON(line); err != nil {
 			return err
 		}

@@ -157,3 +157,71 @@ func TestProgressLine(t *testing.T) {
 		assert.Equal(t, tt.want, progressLine(tt.done, tt.failed, tt.total, tt.elapsed))
 	}
 }
+
+// screenLines is what a terminal shows after out: "\r\x1b[2K" clears the
+// line being written, "\n" ends it. The line still being written, if any,
+// is the last.
+func screenLines(out string) []string {
+	var lines []string
+	var cur strings.Builder
+	for len(out) > 0 {
+		switch {
+		case strings.HasPrefix(out, clearLine):
+			cur.Reset()
+			out = out[len(clearLine):]
+		case out[0] == '\n':
+			lines = append(lines, cur.String())
+			cur.Reset()
+			out = out[1:]
+		default:
+			cur.WriteByte(out[0])
+			out = out[1:]
+		}
+	}
+	return append(lines, cur.String())
+}
+
+// TestStatusFromFileSharedTerminal: when stdout and stderr are one
+// terminal, the bar makes way for every JSON line, so the screen shows
+// whole JSON lines and the summary, never a bar with JSON after it; the
+// bar still shows between lines.
+func TestStatusFromFileSharedTerminal(t *testing.T) {
+	_, env, path := batchSandbox(t)
+	for _, tt := range []struct {
+		name      string
+		stdoutTTY bool
+	}{
+		{"one terminal", true},
+		{"stdout redirected", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var term, file syncBuffer
+			ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+			defer cancel()
+			stdout := &file
+			if tt.stdoutTTY {
+				stdout = &term
+			}
+			a := newApp(ctx, strings.NewReader(""), envFunc(env), stdout, &term)
+			a.stderrTTY, a.stdoutTTY = true, tt.stdoutTTY
+			clock := time.Unix(0, 0)
+			a.now = func() time.Time { clock = clock.Add(time.Millisecond); return clock } // faster than progressEvery
+			require.Equal(t, exitOK, a.execute([]string{"status", "--from-file", path, "--concurrency", "1"}))
+
+			screen := screenLines(term.String())
+			require.Equal(t, "", screen[len(screen)-1], "the screen ends on a fresh line: %q", term.String())
+			screen = screen[:len(screen)-1]
+			require.NotEmpty(t, screen)
+			assert.Regexp(t, `^4 checked, 0 failed, [0-9.]+/s$`, screen[len(screen)-1], "the summary last")
+			jsonLines := strings.Join(screen[:len(screen)-1], "\n")
+			if !tt.stdoutTTY {
+				jsonLines = file.String()
+				assert.Len(t, screen, 1, "only the summary on the terminal: %q", term.String())
+				assert.Equal(t, 1, strings.Count(term.String(), "0/4 checked"), "the bar drawn once at the start, not per line")
+			} else {
+				assert.Equal(t, 4, strings.Count(term.String(), clearLine+"[#####"), "the bar drawn again after each of the 4 lines: %q", term.String())
+			}
+			assert.Len(t, readBatch(t, jsonLines), 4, "every line on the screen is a whole JSON line")
+		})
+	}
+}
