@@ -6,8 +6,8 @@ require (
 	github.com/jackc/pgx/v5 v5.7.6
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.0.0
-	github.com/upicollect/upicollect-go/reconcile/sqlstore v0.0.0
+	github.com/upicollect/upicollect-go v0.2.0
+	github.com/upicollect/upicollect-go/reconcile/sqlstore v0.2.0
 	modernc.org/sqlite v1.38.2
 	rsc.io/qr v0.2.0
 )
@@ -33,9 +33,4 @@ require (
 	modernc.org/libc v1.66.3 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.11.0 // indirect
-)
-
-replace (
-	github.com/upicollect/upicollect-go => ../..
-	github.com/upicollect/upicollect-go/reconcile/sqlstore => ../../reconcile/sqlstore
 )
