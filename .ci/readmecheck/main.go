@@ -330,7 +330,7 @@ func checkGo(root, tmp string, blocks []block, sb *sandboxProc, c *counts) error
 	cmd.Dir = filepath.Join(ws, "blocks")
 	cmd.Env = goEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("Go blocks do not compile:\n%s", out)
+		return fmt.Errorf("the Go blocks do not compile:\n%s", out)
 	}
 	c.compiled = len(units)
 	for _, u := range units {
