@@ -9,7 +9,6 @@ require (
 	github.com/upicollect/upicollect-go v0.2.0
 	github.com/upicollect/upicollect-go/reconcile/sqlstore v0.2.0
 	modernc.org/sqlite v1.38.2
-	rsc.io/qr v0.2.0
 )
 
 require (
@@ -33,4 +32,5 @@ require (
 	modernc.org/libc v1.66.3 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.11.0 // indirect
+	rsc.io/qr v0.2.0 // indirect
 )
