@@ -112,6 +112,7 @@ func run(root string, keep bool) error {
 			problems = append(problems, fmt.Sprintf("%s: a ```%s block: mark it <!-- illustrative --> or make it go or sh", b.where(), b.lang))
 		}
 	}
+	problems = append(problems, credentialProblems(blocks)...)
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "\n"))
 	}
@@ -324,9 +325,9 @@ func checkGo(root, tmp string, blocks []block, sb *sandboxProc, c *counts) error
 		return errors.New(strings.Join(problems, "\n"))
 	}
 
-	// One go build for every block, each error at the document's line
-	// (//line directives); the test blocks compile when they run.
-	cmd := exec.Command("go", "build", "./...")
+	// One go test that runs nothing compiles every block, tests included,
+	// each error at the document's line (//line directives).
+	cmd := exec.Command("go", "test", "-count=1", "-run=^$", "./...")
 	cmd.Dir = filepath.Join(ws, "blocks")
 	cmd.Env = goEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -391,6 +392,37 @@ const (
 	docSecretKey = "secret"
 	docAddr      = "127.0.0.1:8787"
 )
+
+var reCredential = regexp.MustCompile(`UPICOLLECT_(MID|PUBLIC_KEY|SECRET_KEY)=([^\s"']+)|"(mid|public_key|secret_key)":"([^"]*)"`)
+
+var reCurlAuth = regexp.MustCompile(`-u ([^:\s]+):(\S+)(?: -d mid=(\S+))?`)
+
+// credentialProblems names every block that shows other sandbox credentials
+// than the one set the documentation uses: a reader who mixes two sets gets
+// 401s.
+func credentialProblems(blocks []block) []string {
+	want := map[string]string{"MID": docMID, "PUBLIC_KEY": docPublicKey, "SECRET_KEY": docSecretKey}
+	var problems []string
+	for _, b := range blocks {
+		for _, m := range reCurlAuth.FindAllStringSubmatch(b.text, -1) {
+			if m[1] != docPublicKey || m[2] != docSecretKey || (m[3] != "" && m[3] != docMID) {
+				problems = append(problems, fmt.Sprintf("%s: curl %q: the documentation's sandbox credentials are MID %s, public key %s, secret key %s",
+					b.where(), m[0], docMID, docPublicKey, docSecretKey))
+			}
+		}
+		for _, m := range reCredential.FindAllStringSubmatch(b.text, -1) {
+			name, value := m[1], m[2]
+			if name == "" {
+				name, value = strings.ToUpper(m[3]), m[4]
+			}
+			if value != want[name] {
+				problems = append(problems, fmt.Sprintf("%s: %s %q: the documentation's sandbox credentials are MID %s, public key %s, secret key %s",
+					b.where(), strings.ToLower(name), value, docMID, docPublicKey, docSecretKey))
+			}
+		}
+	}
+	return problems
+}
 
 // sandboxProc is a sandbox served by the CLI for the Go programs.
 type sandboxProc struct {
