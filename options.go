@@ -44,8 +44,8 @@ type settings struct {
 const DefaultTimeout = 30 * time.Second
 
 // DefaultRetryBudget is the client-wide retry budget in tokens: a retry
-// costs retry.RetryCost (5) or, after a timeout, retry.TimeoutCost (10); a
-// success returns 1. A full outage therefore stops retries after about 100.
+// costs 5 tokens or, after a timeout, 10; a success returns 1. A full
+// outage therefore stops retries after about 100.
 const DefaultRetryBudget = 500
 
 // WithBaseURL sets the service's base URL, such as

@@ -2,17 +2,12 @@ module github.com/upicollect/upicollect-go/bench
 
 go 1.23
 
-replace (
-	github.com/upicollect/upicollect-go => ../
-	github.com/upicollect/upicollect-go/redisrate => ../redisrate
-)
-
 require (
 	github.com/go-resty/resty/v2 v2.16.5
 	github.com/redis/go-redis/v9 v9.17.3
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.0.0-00010101000000-000000000000
-	github.com/upicollect/upicollect-go/redisrate v0.0.0-00010101000000-000000000000
+	github.com/upicollect/upicollect-go v0.2.0
+	github.com/upicollect/upicollect-go/redisrate v0.2.0
 )
 
 require (

@@ -2,14 +2,12 @@ module github.com/upicollect/upicollect-go/e2e
 
 go 1.23
 
-replace github.com/upicollect/upicollect-go => ../
-
 require (
 	github.com/chromedp/cdproto v0.0.0-20250403032234-65de8f5d025b
 	github.com/chromedp/chromedp v0.13.6
 	github.com/makiuchi-d/gozxing v0.1.1
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.0.0-00010101000000-000000000000
+	github.com/upicollect/upicollect-go v0.2.0
 )
 
 require (
@@ -18,7 +16,6 @@ require (
 	github.com/gobwas/httphead v0.1.0 // indirect
 	github.com/gobwas/pool v0.2.1 // indirect
 	github.com/gobwas/ws v1.4.0 // indirect
-	github.com/google/go-querystring v1.2.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/sync v0.11.0 // indirect
 	golang.org/x/sys v0.29.0 // indirect

@@ -2,11 +2,9 @@ module github.com/upicollect/upicollect-go/otel
 
 go 1.23
 
-replace github.com/upicollect/upicollect-go => ../
-
 require (
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.0.0-00010101000000-000000000000
+	github.com/upicollect/upicollect-go v0.2.0
 	go.opentelemetry.io/otel v1.35.0
 	go.opentelemetry.io/otel/metric v1.35.0
 	go.opentelemetry.io/otel/sdk v1.35.0

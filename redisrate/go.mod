@@ -2,13 +2,11 @@ module github.com/upicollect/upicollect-go/redisrate
 
 go 1.23
 
-replace github.com/upicollect/upicollect-go => ../
-
 require (
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/redis/go-redis/v9 v9.17.3
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.0.0-00010101000000-000000000000
+	github.com/upicollect/upicollect-go v0.2.0
 )
 
 require (

@@ -7,10 +7,9 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.1.0
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.0.0
-	github.com/upicollect/upicollect-go/reconcile/sqlstore v0.0.0
+	github.com/upicollect/upicollect-go v0.2.0
+	github.com/upicollect/upicollect-go/reconcile/sqlstore v0.2.0
 	modernc.org/sqlite v1.38.2
-	rsc.io/qr v0.2.0
 )
 
 require (
@@ -33,9 +32,5 @@ require (
 	modernc.org/libc v1.66.3 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.11.0 // indirect
-)
-
-replace (
-	github.com/upicollect/upicollect-go => ../..
-	github.com/upicollect/upicollect-go/reconcile/sqlstore => ../../reconcile/sqlstore
+	rsc.io/qr v0.2.0 // indirect
 )

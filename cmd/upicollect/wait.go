@@ -27,8 +27,10 @@ func (a *app) waitCmd() *cobra.Command {
 		Long: `Poll the status of an order until it is final and print it. Exits 0 on
 SUCCESS, 6 on FAIL or REJECT, 5 when --timeout passes first, 130 on Ctrl-C.
 An order the service still does not know after --unknown-timeout (a typo,
-an order never created) ends the wait with exit 3; the default is longer
-than an intent or a collect request lives, so a real payer is never cut off.
+an order never created) ends the wait with exit 3; its default is longer
+than an intent or a collect request lives, so a real payer is never cut off,
+and longer than the default --timeout: give a --timeout above it (or 0) to
+tell an unknown order from a slow payer.
 With --amount, a SUCCESS for another amount exits 6: paid, but not as
 ordered. A wait that fails says what the last check saw and why it failed
 ("connection refused").

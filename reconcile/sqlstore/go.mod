@@ -5,7 +5,7 @@ go 1.23.0
 require (
 	github.com/jackc/pgx/v5 v5.7.6
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.0.0
+	github.com/upicollect/upicollect-go v0.2.0
 	modernc.org/sqlite v1.38.2
 )
 
@@ -30,5 +30,3 @@ require (
 	modernc.org/memory v1.11.0 // indirect
 	rsc.io/qr v0.2.0 // indirect
 )
-
-replace github.com/upicollect/upicollect-go => ../..

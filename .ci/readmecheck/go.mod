@@ -1,0 +1,3 @@
+module readmecheck
+
+go 1.23.0
