@@ -712,4 +712,3 @@ func TestRunStepsOnTheStoreClock(t *testing.T) {
 	cancel()
 	assert.ErrorIs(t, <-done, context.Canceled)
 }
-
