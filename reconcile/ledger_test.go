@@ -543,6 +543,16 @@ func TestConfirm(t *testing.T) {
 	assert.Equal(t, reconcile.StatePaid, s.State)
 	assert.Equal(t, []reconcile.Result{reconcile.Paid}, rec.results(flaky.ID))
 
+	failed := e.intent(t, "failed", upicollect.Rupees(10))
+	require.NoError(t, e.sb.Settle(failed.ID, upicollect.TxnFail, e.clk.Now()))
+	require.NoError(t, sw.Track(ctx, failed))
+	before = e.checks(t0)
+	s, err = sw.Confirm(ctx, failed.ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.StateFailed, s.State)
+	assert.Equal(t, []reconcile.Result{reconcile.Failed}, rec.results(failed.ID))
+	assert.Equal(t, before+1, e.checks(t0), "one check, though the order is still tracked")
+
 	require.NoError(t, sw.Untrack(ctx, pending.ID))
 	before = e.checks(t0)
 	s, err = sw.Confirm(ctx, pending.ID)
@@ -677,7 +687,7 @@ func TestStepBatchesAndGivesBack(t *testing.T) {
 	st := &failingMany{Store: reconcile.NewMemoryStore()}
 	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(8))
 	require.NoError(t, err)
-	for i := range 12 {
+	for i := range 16 { // two full batches
 		require.NoError(t, sw.Track(ctx, e.intent(t, fmt.Sprintf("batch-%02d", i), upicollect.Rupees(10))))
 	}
 	now := t0.Add(10 * time.Second)
@@ -686,7 +696,7 @@ func TestStepBatchesAndGivesBack(t *testing.T) {
 	require.ErrorContains(t, err, "database gone")
 	ls, err := st.Lease(ctx, now, 100, time.Minute)
 	require.NoError(t, err)
-	assert.Len(t, ls, 12, "given back at once, not at the lease's expiry: the first batch's and the unleased")
+	assert.Len(t, ls, 16, "given back at once, not at the lease's expiry: the first batch's and the unleased")
 	require.NoError(t, st.Release(ctx, ls...))
 
 	st.fail.Store(false)
@@ -694,9 +704,9 @@ func TestStepBatchesAndGivesBack(t *testing.T) {
 	st.outcomes.Store(0)
 	s, err := sw.Step(ctx, now)
 	require.NoError(t, err)
-	assert.Equal(t, 12, s.Pending)
+	assert.Equal(t, 16, s.Pending, "both full batches in one step")
 	assert.Equal(t, int32(2), st.calls.Load(), "one CommitMany per batch")
-	assert.Equal(t, int32(12), st.outcomes.Load())
+	assert.Equal(t, int32(16), st.outcomes.Load())
 }
 
 // TestRunStepsOnTheStoreClock runs a sweeper whose WithClock is far behind
@@ -727,4 +737,42 @@ func TestRunStepsOnTheStoreClock(t *testing.T) {
 	}
 	cancel()
 	assert.ErrorIs(t, <-done, context.Canceled)
+}
+
+// TestHandlerTimeout: the handler's context ends after WithHandlerTimeout,
+// or half the lease TTL by default.
+func TestHandlerTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		opts     []reconcile.Option
+		min, max time.Duration
+	}{
+		{"default", []reconcile.Option{reconcile.WithLeaseTTL(2 * time.Hour)}, 30 * time.Minute, time.Hour},
+		{"zero is the default", []reconcile.Option{reconcile.WithLeaseTTL(2 * time.Hour), reconcile.WithHandlerTimeout(0)}, 30 * time.Minute, time.Hour},
+		{"set", []reconcile.Option{reconcile.WithLeaseTTL(time.Hour), reconcile.WithHandlerTimeout(3 * time.Hour)}, 2 * time.Hour, 3 * time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			ctx := boundedCtx(t)
+			var left time.Duration
+			var alive bool
+			sw, err := reconcile.New(e.client, reconcile.NewMemoryStore(), func(hctx context.Context, _ reconcile.Event) error {
+				d, ok := hctx.Deadline()
+				require.True(t, ok)
+				left, alive = time.Until(d), hctx.Err() == nil
+				return nil
+			}, tc.opts...)
+			require.NoError(t, err)
+			o := e.intent(t, "to-1", upicollect.Rupees(10))
+			_, err = e.sb.Pay(o.ID)
+			require.NoError(t, err)
+			require.NoError(t, sw.Track(ctx, o))
+			st, err := sw.Step(context.Background(), t0.Add(10*time.Second))
+			require.NoError(t, err)
+			require.Equal(t, 1, st.Paid)
+			assert.True(t, alive)
+			assert.LessOrEqual(t, left, tc.max)
+			assert.Greater(t, left, tc.min)
+		})
+	}
 }
