@@ -264,3 +264,68 @@ func TestQueryPlans(t *testing.T) {
 		}
 	}
 }
+
+// sqlitePlanIndex is the index each SQLite statement must search through.
+var sqlitePlanIndex = map[string]string{
+	"lease":      "USING INTEGER PRIMARY KEY (rowid=?)\nLIST SUBQUERY 1\nSEARCH " + sqlstore.OrdersTable + " USING INDEX " + sqlstore.OrdersTable + "_due",
+	"nextDue":    "USING INDEX " + sqlstore.OrdersTable + "_due",
+	"leaseOrder": "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"extend":     "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"commit":     "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"retry":      "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"commitMany": "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"release":    "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"untrack":    "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+}
+
+// TestSQLiteQueryPlans is TestQueryPlans on SQLite (EXPLAIN QUERY PLAN):
+// every statement searches the orders through an index, none scans them.
+func TestSQLiteQueryPlans(t *testing.T) {
+	ctx := testCtx(t)
+	_, db := newSQLiteDB(t)
+	newStore(t, sqlstore.SQLite, db)
+	loadOrders(t, db, sqlstore.SQLite, *planOrders/10)
+	for name, q := range sqlstore.Statements(sqlstore.SQLite) {
+		args := make([]any, params(q))
+		rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, args...)
+		require.NoError(t, err, name)
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+			plan = append(plan, detail)
+		}
+		require.NoError(t, rows.Err())
+		rows.Close()
+		text := strings.Join(plan, "\n")
+		t.Logf("SQLite, %d orders, %s:\n%s", *planOrders/10, name, text)
+		assert.Contains(t, text, sqlitePlanIndex[name], name)
+		for _, line := range plan {
+			assert.False(t, strings.HasPrefix(line, "SCAN "+sqlstore.OrdersTable), "%s scans the orders: %s", name, line)
+		}
+	}
+}
+
+// params counts a SQLite statement's parameters: the highest ?N, or the
+// number of ?.
+func params(q string) int {
+	n, highest := 0, 0
+	for i := 0; i < len(q); i++ {
+		if q[i] != '?' {
+			continue
+		}
+		n++
+		j := i + 1
+		for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+			j++
+		}
+		if k, err := strconv.Atoi(q[i+1 : j]); err == nil {
+			highest = max(highest, k)
+		}
+	}
+	if highest > 0 {
+		return highest
+	}
+	return n
+}

@@ -113,7 +113,7 @@ func (q queries) leaseQuery(limit int) string {
 			RETURNING ` + orderColumns)
 	}
 	return `UPDATE ` + OrdersTable + ` SET lease_token = ?3, lease_until_ns = ?1 + ?4
-		WHERE order_id IN (SELECT order_id FROM ` + OrdersTable + `
+		WHERE rowid IN (SELECT rowid FROM ` + OrdersTable + `
 			WHERE due_ns IS NOT NULL AND due_ns <= ?2 AND (lease_until_ns IS NULL OR lease_until_ns <= ?1)
 			ORDER BY due_ns LIMIT ` + lim + `)
 		RETURNING ` + orderColumns
