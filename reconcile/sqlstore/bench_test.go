@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"flag"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -75,6 +76,9 @@ func bytesPerOrder(t testing.TB, db *sql.DB, d sqlstore.Dialect, n int) float64 
 	return float64(size) / float64(n)
 }
 
+// sweepTimes says where the last sweep's time went.
+var sweepTimes string
+
 // sweep runs k sweepers over the store until none leases anything due at
 // now: each leases a batch and commits every lease as an eventless outcome
 // due at next, with one CommitMany. It returns how many orders were
@@ -82,7 +86,8 @@ func bytesPerOrder(t testing.TB, db *sql.DB, d sqlstore.Dialect, n int) float64 
 // granted twice.
 func sweep(ctx context.Context, st reconcile.Store, k, batch int, now, next time.Time) (committed, failed, twice int, err error) {
 	var (
-		mu   sync.Mutex
+		leasing, committing time.Duration // summed over the sweepers
+		mu                  sync.Mutex
 		seen = map[string]bool{}
 		wg   sync.WaitGroup
 		errs = make([]error, k)
@@ -92,7 +97,9 @@ func sweep(ctx context.Context, st reconcile.Store, k, batch int, now, next time
 		go func() {
 			defer wg.Done()
 			for {
+				start := time.Now()
 				ls, err := st.Lease(ctx, now, batch, time.Minute)
+				leased := time.Now()
 				if err != nil || len(ls) == 0 {
 					errs[w] = err
 					return
@@ -107,6 +114,8 @@ func sweep(ctx context.Context, st reconcile.Store, k, batch int, now, next time
 					return
 				}
 				mu.Lock()
+				leasing += leased.Sub(start)
+				committing += time.Since(leased)
 				for i, e := range cerrs {
 					if e != nil {
 						failed++
@@ -123,6 +132,10 @@ func sweep(ctx context.Context, st reconcile.Store, k, batch int, now, next time
 		}()
 	}
 	wg.Wait()
+	if committed > 0 {
+		sweepTimes = fmt.Sprintf("per 1,000 orders: Lease %v, CommitMany %v", (leasing * 1000 / time.Duration(committed)).Round(10*time.Microsecond),
+			(committing * 1000 / time.Duration(committed)).Round(10*time.Microsecond))
+	}
 	for _, e := range errs {
 		if e != nil {
 			return committed, failed, twice, e
@@ -182,7 +195,7 @@ func TestLedgerThroughput(t *testing.T) {
 				assert.Equal(t, n, committed, "pass %d: every order once", pass+1)
 				assert.Zero(t, failed, "no lease lost")
 				assert.Zero(t, twice, "no order leased twice in a pass")
-				t.Logf("%s | %d orders | %d sweeper(s) | batch %d | %.0f orders/s", dc.name, n, k, *ledgerBatch, float64(committed)/elapsed.Seconds())
+				t.Logf("%s | %d orders | %d sweeper(s) | batch %d | %.0f orders/s (%s)", dc.name, n, k, *ledgerBatch, float64(committed)/elapsed.Seconds(), sweepTimes)
 				now = next
 			}
 			t.Logf("%s: %.0f bytes per tracked order after %d passes", dc.name, bytesPerOrder(t, db, dc.d, n), len(counts))
