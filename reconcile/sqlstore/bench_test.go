@@ -88,9 +88,9 @@ func sweep(ctx context.Context, st reconcile.Store, k, batch int, now, next time
 	var (
 		leasing, committing time.Duration // summed over the sweepers
 		mu                  sync.Mutex
-		seen = map[string]bool{}
-		wg   sync.WaitGroup
-		errs = make([]error, k)
+		seen                = map[string]bool{}
+		wg                  sync.WaitGroup
+		errs                = make([]error, k)
 	)
 	for w := range k {
 		wg.Add(1)
