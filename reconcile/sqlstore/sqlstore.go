@@ -263,12 +263,8 @@ func (s *store) begin(ctx context.Context) (*sql.Tx, context.CancelFunc, error) 
 // commit commits tx within the statement timeout (cancel is begin's).
 func (s *store) commit(tx *sql.Tx, cancel context.CancelFunc) error {
 	t := time.AfterFunc(s.timeout, cancel)
-	err := tx.Commit()
-	if !t.Stop() && err == nil {
-		// committed just as the timer fired: the commit won.
-		return nil
-	}
-	return err
+	defer t.Stop()
+	return tx.Commit()
 }
 
 func (s *store) Now(ctx context.Context) (time.Time, bool, error) {
