@@ -175,16 +175,15 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 				*errs = append(*errs, err)
 				continue
 			}
+			open[id] = l // not recorded: given back below
 			stepErr = err
 			break
 		}
 	}
 	cctx := ctx
 	if stepErr != nil {
-		// A context that ended cannot be used to give the leases back or
-		// record what was checked: a bounded one of its own is.
 		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		cctx, cancel = cleanupContext(ctx)
 		defer cancel()
 	}
 	if err := s.commitQuiet(cctx, quiet, stats); err != nil && stepErr == nil {
@@ -202,6 +201,13 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 		}
 	}
 	return stepErr
+}
+
+// cleanupContext is the context a step or a Confirm that ended uses to
+// give its leases back and record what it checked: ctx may have ended, so
+// it is a bounded one of its own.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 }
 
 // commitQuiet records eventless outcomes in one call. The orders of a call
@@ -493,15 +499,14 @@ func (s *Sweeper) Confirm(ctx context.Context, orderID string) (*OrderState, err
 func (s *Sweeper) confirm(ctx context.Context, now time.Time, l Lease) (recorded bool, err error) {
 	st, err := s.client.CheckPaymentStatus(ctx, l.Order.ID)
 	if err != nil && ctx.Err() != nil {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-		defer cancel()
-		_ = s.store.Release(rctx, l)
+		s.giveBack(ctx, l)
 		return false, ctx.Err()
 	}
 	var stats Stats
 	u := s.outcome(ctx, now, l, st, err, &stats)
 	if u.Event == nil {
 		if cerr := s.store.Commit(ctx, l, u, nil); cerr != nil {
+			s.giveBack(ctx, l) // nothing when the lease was lost
 			return false, cerr
 		}
 		if err != nil {
@@ -510,12 +515,23 @@ func (s *Sweeper) confirm(ctx context.Context, now time.Time, l Lease) (recorded
 		return true, nil
 	}
 	if err := s.commitEvent(ctx, now, l, u, &stats); err != nil {
-		return isHandlerError(err), err
+		if isHandlerError(err) {
+			return true, err
+		}
+		s.giveBack(ctx, l)
+		return false, err
 	}
 	if stats.Errors > 0 { // the lease was lost: another sweeper has the order
 		return false, ErrLeaseLost
 	}
 	return true, nil
+}
+
+// giveBack releases l on a context of its own: Confirm's may have ended.
+func (s *Sweeper) giveBack(ctx context.Context, l Lease) {
+	rctx, cancel := cleanupContext(ctx)
+	defer cancel()
+	_ = s.store.Release(rctx, l)
 }
 
 // Run steps on the clock until ctx ends, and returns ctx's error: the

@@ -699,8 +699,9 @@ func TestStepBatchesAndGivesBack(t *testing.T) {
 	}
 	now := t0.Add(10 * time.Second)
 	st.fail.Store(true)
-	_, err = sw.Step(ctx, now)
+	s1, err := sw.Step(ctx, now)
 	require.ErrorContains(t, err, "database gone")
+	assert.Equal(t, 8, s1.Errors, "the first batch's checks were not recorded")
 	ls, err := st.Lease(ctx, now, 100, time.Minute)
 	require.NoError(t, err)
 	assert.Len(t, ls, 16, "given back at once, not at the lease's expiry: the first batch's and the unleased")

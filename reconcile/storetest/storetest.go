@@ -818,6 +818,14 @@ func testUntrackWaits(t *testing.T, st reconcile.Store) {
 		})
 	}()
 	<-started
+	// An Untrack whose context ends during the delivery returns with it,
+	// changing nothing.
+	cctx, cancel := context.WithCancel(ctx)
+	cancelled := make(chan error, 1)
+	go func() { cancelled <- st.Untrack(cctx, o.ID) }()
+	cancel()
+	require.ErrorIs(t, <-cancelled, context.Canceled)
+	require.True(t, delivering.Load(), "still delivering")
 	untracked := make(chan bool, 1)
 	go func() {
 		err := st.Untrack(ctx, o.ID)
