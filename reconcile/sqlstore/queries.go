@@ -100,7 +100,9 @@ func newQueries(d Dialect) queries {
 // leaseQuery is the lease statement for up to limit orders. The limit is
 // part of the text, not a parameter, so that a generic plan knows it and
 // walks the due index (with LIMIT $n PostgreSQL's generic plan guesses a
-// tenth of the table and may scan it all).
+// tenth of the table and may scan it all). The rows picked are updated
+// through the primary key (order_id = ANY of their ids): a join with the
+// CTE was planned as a hash join over a scan of the whole table.
 func (q queries) leaseQuery(limit int) string {
 	lim := strconv.Itoa(limit)
 	if q.d == Postgres {
