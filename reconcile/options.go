@@ -112,8 +112,10 @@ func WithBatchSize(n int) Option {
 }
 
 // WithLeaseTTL sets how long a leased order stays with its sweeper before
-// another may take it (default DefaultLeaseTTL), measured on the time
-// passed to Step. It should exceed what a batch's checks and handlers take.
+// another may take it (default DefaultLeaseTTL), measured on the store's
+// clock when it keeps one, else on the time passed to Step. It should
+// exceed what a batch's checks take; the lease is renewed before each
+// delivery, and Run bounds each step by it.
 func WithLeaseTTL(d time.Duration) Option {
 	return func(o *options) { o.leaseTTL = d }
 }
@@ -124,9 +126,11 @@ func WithStepInterval(d time.Duration) Option {
 	return func(o *options) { o.stepInterval = d }
 }
 
-// WithClock makes Run read the time from now instead of time.Now: a
-// sweeper in another process than a sandbox with an injected clock steps
-// on the sandbox's time. Run's waits between steps are still real time.
+// WithClock makes Run and Confirm read the time from now instead of
+// time.Now, when the store keeps no clock of its own (a store's clock
+// comes first): a sweeper in another process than a sandbox with an
+// injected clock steps on the sandbox's time. Run's waits between steps
+// are still real time.
 func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.now = now }
 }
