@@ -88,3 +88,38 @@ func ExampleTx() {
 	// checked 0, paid 0
 	// credited: 499.00 INR
 }
+
+// Migrate brings a database to the schema of this release before any
+// sweeper starts (New does the same), and a daily job prunes the orders
+// finished more than 90 days ago.
+func ExampleMigrate() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "shop")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "shop.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	from, to, err := sqlstore.Migrate(ctx, db, sqlstore.SQLite)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("schema version %d -> %d\n", from, to)
+
+	store, err := sqlstore.New(ctx, db, sqlstore.SQLite)
+	if err != nil {
+		log.Fatal(err)
+	}
+	deleted, err := store.Prune(ctx, time.Now().AddDate(0, 0, -90))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("pruned", deleted)
+	// Output:
+	// schema version 0 -> 2
+	// pruned 0
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,25 +42,38 @@ var dialects = []struct {
 	{"SQLite", sqlstore.SQLite, newSQLiteDB},
 }
 
-func newStore(t *testing.T, d sqlstore.Dialect, db *sql.DB) reconcile.Store {
+func newStore(t *testing.T, d sqlstore.Dialect, db *sql.DB, opts ...sqlstore.Option) reconcile.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	st, err := sqlstore.New(ctx, db, d)
+	st, err := sqlstore.New(ctx, db, d, opts...)
 	require.NoError(t, err)
 	return st
 }
 
+// TestStoreSuite runs the conformance suite of reconcile/storetest, on
+// stores whose clock the suite sets to the times it passes (a SQL store
+// measures leases on its own clock), and its TrackTx part.
 func TestStoreSuite(t *testing.T) {
 	for _, dc := range dialects {
 		t.Run(dc.name, func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) reconcile.Store {
+			storetest.RunClocked(t, func(t *testing.T, now func() time.Time) reconcile.Store {
 				_, db := dc.newDB(t)
-				return newStore(t, dc.d, db)
+				return newStore(t, dc.d, db, sqlstore.WithClock(now))
+			})
+			storetest.RunTx(t, func(t *testing.T) (reconcile.Store, *sql.DB) {
+				_, db := dc.newDB(t)
+				return newStore(t, dc.d, db), db
 			})
 		})
 	}
 }
+
+// followClock is a store clock set to the last now a sweeper passed.
+type followClock struct{ ns atomic.Int64 }
+
+func (c *followClock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
+func (c *followClock) now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
 
 func TestNewRefusesSQLiteWithoutBusyTimeout(t *testing.T) {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "x.db"))
