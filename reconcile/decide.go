@@ -18,11 +18,14 @@ const (
 	StatePaid     State = "paid"      // Paid reported
 	StateLatePaid State = "late_paid" // LatePaid reported
 	StateMismatch State = "mismatch"  // Mismatch reported
+	// StateUntracked: Untrack was called; the order is not checked any
+	// more and nothing more is delivered for it.
+	StateUntracked State = "untracked"
 )
 
 // final reports whether no check can change st any more.
 func (st State) final() bool {
-	return st == StatePaid || st == StateLatePaid || st == StateMismatch
+	return st == StatePaid || st == StateLatePaid || st == StateMismatch || st == StateUntracked
 }
 
 // Reasons an Expired event gives.

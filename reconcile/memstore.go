@@ -1,18 +1,27 @@
 package reconcile
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
+	"database/sql"
+	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/upicollect/upicollect-go"
 )
 
 // NewMemoryStore returns a Store that keeps everything in memory, for one
 // process: several Sweepers of that process may share it, and everything
-// is lost when it exits. It keeps every order it was given, done ones
-// included (so that tracking one again changes nothing): a few hundred
-// bytes an order.
+// is lost when it exits. It keeps no clock of its own (Now's ok is false):
+// leases are measured on the time the sweepers give it, and changes are
+// stamped (OrderState.Updated, for Prune) with the process's clock. It
+// keeps every order it was given, finished ones included, until Prune
+// deletes them: a few hundred bytes an order. It has no SQL transactions:
+// TrackTx returns ErrNoTransactions, and a Handler gets no transaction.
 func NewMemoryStore() Store {
 	return &memStore{orders: map[string]*memEntry{}}
 }
@@ -26,14 +35,20 @@ type memStore struct {
 	tokens uint64
 }
 
-// memEntry is one order. Times are Unix nanoseconds, to keep it small.
+// memEntry is one order. Due times are Unix nanoseconds, to keep it small.
 type memEntry struct {
 	order      Order
 	state      State
 	due        int64  // 0: never again
 	lease      uint64 // 0: not leased
 	leaseUntil int64
-	index      int // in queue; -1 when not queued (done, or in Commit's delivery)
+	index      int // in queue; -1 when not queued (done, or its event being delivered)
+	failures   int
+	checks     int
+	reason     string
+	events     []Event
+	updated    time.Time
+	delivering chan struct{} // closed when the delivery under way ends; nil when none
 }
 
 // key is when e can next be leased: its due time, or its lease's expiry.
@@ -44,22 +59,36 @@ func (e *memEntry) key() int64 {
 	return e.due
 }
 
+// errEventInMany is CommitMany's error for an outcome with an event.
+var errEventInMany = errors.New("reconcile: CommitMany: an outcome with an event goes through Commit")
+
 func (m *memStore) Track(ctx context.Context, o Order, due time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.orders[o.ID]; ok {
+	if e, ok := m.orders[o.ID]; ok {
+		if e.order.Amount != o.Amount {
+			return ErrTrackedDifferently
+		}
 		return nil
 	}
-	e := &memEntry{order: o, state: StatePending, due: due.UnixNano(), index: -1}
+	e := &memEntry{order: o, state: StatePending, due: due.UnixNano(), index: -1, updated: time.Now()}
 	m.orders[o.ID] = e
 	heap.Push(&m.queue, e)
 	return nil
 }
 
-func (m *memStore) Lease(ctx context.Context, now time.Time, limit int, until time.Time) ([]Lease, error) {
+func (m *memStore) TrackTx(context.Context, *sql.Tx, Order, time.Time) error {
+	return ErrNoTransactions
+}
+
+func (m *memStore) Now(ctx context.Context) (time.Time, bool, error) {
+	return time.Time{}, false, ctx.Err()
+}
+
+func (m *memStore) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -67,13 +96,35 @@ func (m *memStore) Lease(ctx context.Context, now time.Time, limit int, until ti
 	defer m.mu.Unlock()
 	var out []Lease
 	for len(out) < limit && len(m.queue) > 0 && m.queue[0].key() <= now.UnixNano() {
-		e := m.queue[0]
-		m.tokens++
-		e.lease, e.leaseUntil = m.tokens, until.UnixNano()
-		heap.Fix(&m.queue, 0)
-		out = append(out, Lease{Order: e.order, State: e.state, Due: time.Unix(0, e.due).UTC(), Token: strconv.FormatUint(e.lease, 10)})
+		out = append(out, m.grant(m.queue[0], now, ttl))
 	}
 	return out, nil
+}
+
+// grant leases e, which is queued, until now+ttl. The caller holds mu.
+func (m *memStore) grant(e *memEntry, now time.Time, ttl time.Duration) Lease {
+	m.tokens++
+	e.lease, e.leaseUntil = m.tokens, now.Add(ttl).UnixNano()
+	heap.Fix(&m.queue, e.index)
+	return Lease{Order: e.order, State: e.state, Due: time.Unix(0, e.due).UTC(), Failures: e.failures, Token: strconv.FormatUint(e.lease, 10)}
+}
+
+func (m *memStore) LeaseOrder(ctx context.Context, orderID string, now time.Time, ttl time.Duration) (Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return Lease{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.orders[orderID]
+	switch {
+	case !ok:
+		return Lease{}, ErrNotTracked
+	case e.delivering != nil || (e.lease != 0 && e.leaseUntil > now.UnixNano()):
+		return Lease{}, ErrLeaseHeld
+	case e.index < 0:
+		return Lease{}, ErrOrderDone
+	}
+	return m.grant(e, now, ttl), nil
 }
 
 // held returns the entry l leases, or ErrLeaseLost. The caller holds mu.
@@ -85,51 +136,115 @@ func (m *memStore) held(l Lease) (*memEntry, error) {
 	return e, nil
 }
 
-func (m *memStore) Commit(ctx context.Context, l Lease, u Update, deliver func(context.Context) error) error {
+func (m *memStore) Extend(ctx context.Context, l Lease, now time.Time, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	e, err := m.held(l)
 	if err != nil {
-		m.mu.Unlock()
+		return err
+	}
+	e.leaseUntil = now.Add(ttl).UnixNano()
+	if e.index >= 0 {
+		heap.Fix(&m.queue, e.index)
+	}
+	return nil
+}
+
+func (m *memStore) Commit(ctx context.Context, l Lease, u Update, deliver func(context.Context) error) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, err := m.held(l)
+	if err != nil {
 		return err
 	}
 	if u.Event != nil && deliver != nil {
 		// Out of the queue while the handler runs, however long: no
-		// expiry of the lease can hand the order to another sweeper.
+		// expiry of the lease can hand the order to another sweeper, and
+		// Untrack waits for the delivery's end.
 		heap.Remove(&m.queue, e.index)
+		done := make(chan struct{})
+		e.delivering = done
 		m.mu.Unlock()
 		err := deliver(ctx)
 		m.mu.Lock()
+		e.delivering = nil
+		close(done)
 		if err != nil {
-			e.lease = 0 // due again at its old due time: the event comes again
+			e.lease, e.failures, e.updated = 0, u.Retry.Failures, time.Now()
+			if !u.Retry.Next.IsZero() {
+				e.due = u.Retry.Next.UnixNano()
+			}
 			heap.Push(&m.queue, e)
-			m.mu.Unlock()
 			return err
 		}
-	} else if e.index >= 0 {
+	}
+	m.apply(e, u)
+	return nil
+}
+
+// apply records u on e and ends its lease. The caller holds mu.
+func (m *memStore) apply(e *memEntry, u Update) {
+	if e.index >= 0 {
 		heap.Remove(&m.queue, e.index)
 	}
-	defer m.mu.Unlock()
-	e.state, e.lease = u.State, 0
+	e.state, e.lease, e.failures, e.reason = u.State, 0, u.Failures, u.Reason
+	if u.Checked {
+		e.checks++
+	}
+	if u.Event != nil {
+		e.events = append(e.events, copyEvent(*u.Event))
+	}
 	e.due = 0
 	if !u.Next.IsZero() {
 		e.due = u.Next.UnixNano()
 		heap.Push(&m.queue, e)
 	}
-	return nil
+	e.updated = time.Now()
 }
 
-func (m *memStore) Release(_ context.Context, l Lease, due time.Time) error {
+// copyEvent is ev with a status of its own, as a database would keep it.
+func copyEvent(ev Event) Event {
+	if ev.Status != nil {
+		ev.Status = &upicollect.PaymentStatus{OrderID: ev.Status.OrderID, TxnStatus: ev.Status.TxnStatus, Amount: ev.Status.Amount, UTR: ev.Status.UTR}
+	}
+	return ev
+}
+
+func (m *memStore) CommitMany(ctx context.Context, cs []Outcome) ([]error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, err := m.held(l)
-	if err != nil {
-		return err
+	errs := make([]error, len(cs))
+	for i, c := range cs {
+		if c.Update.Event != nil {
+			errs[i] = errEventInMany
+			continue
+		}
+		e, err := m.held(c.Lease)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		m.apply(e, c.Update)
 	}
-	e.lease, e.due = 0, due.UnixNano()
-	if e.index >= 0 {
+	return errs, nil
+}
+
+func (m *memStore) Release(_ context.Context, ls ...Lease) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, l := range ls {
+		e, err := m.held(l)
+		if err != nil || e.delivering != nil {
+			continue
+		}
+		e.lease, e.due = 0, l.Due.UnixNano()
 		heap.Fix(&m.queue, e.index)
-	} else {
-		heap.Push(&m.queue, e)
 	}
 	return nil
 }
@@ -144,6 +259,132 @@ func (m *memStore) NextDue(ctx context.Context) (time.Time, bool, error) {
 		return time.Time{}, false, nil
 	}
 	return time.Unix(0, m.queue[0].key()).UTC(), true, nil
+}
+
+func (m *memStore) Lookup(ctx context.Context, orderID string) (*OrderState, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.orders[orderID]
+	if !ok {
+		return nil, ErrNotTracked
+	}
+	s := e.view()
+	return &s, nil
+}
+
+// view is e as an OrderState. The caller holds mu.
+func (e *memEntry) view() OrderState {
+	s := OrderState{Order: e.order, State: e.state, Checks: e.checks, Failures: e.failures, Reason: e.reason, Updated: e.updated}
+	if e.due != 0 {
+		s.Next = time.Unix(0, e.due).UTC()
+	}
+	for _, ev := range e.events {
+		s.Events = append(s.Events, copyEvent(ev))
+	}
+	return s
+}
+
+// newestFirst orders entries as List returns them.
+func newestFirst(a, b *memEntry) int {
+	if c := b.order.Created.Compare(a.order.Created); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.order.ID, a.order.ID)
+}
+
+func (m *memStore) List(ctx context.Context, q ListQuery) ([]OrderState, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var cursor *memEntry
+	if q.Before != "" {
+		c, ok := m.orders[q.Before]
+		if !ok {
+			return nil, nil
+		}
+		cursor = c
+	}
+	var sel []*memEntry
+	for _, e := range m.orders {
+		if (len(q.States) == 0 || slices.Contains(q.States, e.state)) && (cursor == nil || newestFirst(cursor, e) < 0) {
+			sel = append(sel, e)
+		}
+	}
+	slices.SortFunc(sel, newestFirst)
+	out := make([]OrderState, 0, min(limit, len(sel)))
+	for _, e := range sel[:min(limit, len(sel))] {
+		out = append(out, e.view())
+	}
+	return out, nil
+}
+
+func (m *memStore) Counts(ctx context.Context) (map[State]int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[State]int{}
+	for _, e := range m.orders {
+		out[e.state]++
+	}
+	return out, nil
+}
+
+func (m *memStore) Untrack(ctx context.Context, orderID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for {
+		e, ok := m.orders[orderID]
+		if !ok {
+			return ErrNotTracked
+		}
+		if done := e.delivering; done != nil {
+			// A delivery under way finishes or rolls back first.
+			m.mu.Unlock()
+			select {
+			case <-done:
+				m.mu.Lock()
+				continue
+			case <-ctx.Done():
+				m.mu.Lock()
+				return ctx.Err()
+			}
+		}
+		if e.state.final() {
+			return nil
+		}
+		if e.index >= 0 {
+			heap.Remove(&m.queue, e.index)
+		}
+		e.state, e.lease, e.due, e.updated = StateUntracked, 0, 0, time.Now()
+		return nil
+	}
+}
+
+func (m *memStore) Prune(ctx context.Context, before time.Time) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for id, e := range m.orders {
+		if e.index < 0 && e.delivering == nil && e.updated.Before(before) {
+			delete(m.orders, id)
+			n++
+		}
+	}
+	return n, nil
 }
 
 // memQueue is a container/heap of entries by key.

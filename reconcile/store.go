@@ -2,58 +2,193 @@ package reconcile
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 )
 
-// Store keeps the orders a Sweeper tracks: their state, when each is due
-// for a check, and who holds it. Several sweepers may share one Store (in
-// one process for NewMemoryStore; in many for a database's, such as the
-// reconcile/sqlstore module's): a Lease gives an order to one sweeper at a
-// time, and Commit records a check's outcome only under the lease it was
-// made under. Implementations must be safe for concurrent use.
+// Store keeps the orders sweepers track: their state, their events, when
+// each is due for a check, and who holds it. Several sweepers may share one
+// Store (in one process for NewMemoryStore; in many for a database's, such
+// as the reconcile/sqlstore module's): a Lease gives an order to one
+// sweeper at a time, and Commit records a check's outcome only under the
+// lease it was made under (its fencing token). Every method is safe for
+// concurrent use, across goroutines and (for database stores) processes.
+//
+// Times: Due, Next and NextDue are sweeper time (the time passed to Step,
+// or the store's clock when Run steps on it). A store that keeps a clock of
+// its own (Now's ok true) measures leases on it, so that sweepers whose
+// clocks differ agree on who holds an order; a store without one measures
+// them on the now it is given.
 type Store interface {
-	// Track adds o, due for its first check at due. Tracking an order id
-	// again changes nothing and is not an error: the first Track wins.
+	// Track adds o, first due at due. The same id with the same amount
+	// again: nil, nothing changes (a finished order is not revived). The
+	// same id with another amount: ErrTrackedDifferently.
 	Track(ctx context.Context, o Order, due time.Time) error
-	// Lease holds up to limit orders due at now (Due not after now) that no
-	// unexpired lease holds, until until, and returns them, earliest due
-	// first. An order whose lease expired (its holder died) is due again.
-	Lease(ctx context.Context, now time.Time, limit int, until time.Time) ([]Lease, error)
-	// Commit records the outcome of a check of a leased order and ends the
-	// lease. When u.Event is set, Commit calls deliver inside the same
-	// transaction as the state change and the event's record: an error
-	// from deliver undoes both, ends the lease and leaves the order due
-	// (at l.Due), so that the event comes again at the next step. Commit
-	// returns ErrLeaseLost, recording nothing, when another lease was
-	// granted since l.
+	// TrackTx is Track inside the caller's transaction: o is tracked if and
+	// only if tx commits. Stores without SQL transactions return
+	// ErrNoTransactions.
+	TrackTx(ctx context.Context, tx *sql.Tx, o Order, due time.Time) error
+
+	// Now is the time the store trusts (PostgreSQL: the database's clock;
+	// SQLite: this process's clock unless the store was given one). ok is
+	// false when the store keeps no clock of its own (the memory store):
+	// the sweeper's clock is then used.
+	Now(ctx context.Context) (now time.Time, ok bool, err error)
+
+	// Lease holds up to limit orders due at now (Due not after now) whose
+	// lease is free or expired, earliest due first, for ttl (on the store's
+	// clock when it has one, else from now). Each lease carries a fresh
+	// fencing token. An order whose lease expired (its holder died) can be
+	// leased again.
+	Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]Lease, error)
+	// LeaseOrder leases one tracked order whatever its due time (Confirm),
+	// for ttl (on the store's clock when it has one, else from now).
+	// ErrNotTracked: no such order. ErrLeaseHeld: another unexpired lease
+	// holds it (or its event is being delivered); retry later. An order
+	// with no further check (final, untracked, late window over) is not
+	// leased: ErrOrderDone.
+	LeaseOrder(ctx context.Context, orderID string, now time.Time, ttl time.Duration) (Lease, error)
+	// Extend renews l for ttl more (on the store's clock when it has one,
+	// else from now); ErrLeaseLost when l is no longer held.
+	Extend(ctx context.Context, l Lease, now time.Time, ttl time.Duration) error
+
+	// Commit records one check's outcome under l (fenced by l.Token) and
+	// ends the lease. With u.Event set it calls deliver inside the same
+	// transaction as the state change and the event's record (the order is
+	// held for the whole delivery: no other lease can be granted
+	// meanwhile); an error from deliver rolls both back and records
+	// u.Retry instead (see Update), and Commit returns deliver's error.
+	// ErrLeaseLost, recording nothing, when another lease was granted
+	// since l (or the order was untracked).
 	Commit(ctx context.Context, l Lease, u Update, deliver func(context.Context) error) error
-	// Release ends a lease without a change of state; the order is due at
-	// due.
-	Release(ctx context.Context, l Lease, due time.Time) error
-	// NextDue returns the earliest time an order can be leased (its due
-	// time, or its lease's expiry); ok is false when no order will ever be
-	// due again.
+	// CommitMany records outcomes that carry no event (Update.Event nil)
+	// in one transaction or statement where the store can. errs[i] is
+	// cs[i]'s error (ErrLeaseLost for one fenced out); err is the whole
+	// call's, and then errs may be nil.
+	CommitMany(ctx context.Context, cs []Outcome) (errs []error, err error)
+	// Release ends leases without a check: each order is due again at its
+	// l.Due, nothing else changes (the unchecked leases of a failed or
+	// cancelled step). A lease no longer held is skipped.
+	Release(ctx context.Context, ls ...Lease) error
+
+	// NextDue is the earliest time (sweeper time, as Due values are) an
+	// order can be leased; ok is false when no order will ever be due
+	// again.
 	NextDue(ctx context.Context) (t time.Time, ok bool, err error)
+
+	// Lookup returns what the store knows of one order (no service call).
+	// ErrNotTracked when unknown.
+	Lookup(ctx context.Context, orderID string) (*OrderState, error)
+	// List returns orders matching q, newest created first (ties: greater
+	// id first), with their events.
+	List(ctx context.Context, q ListQuery) ([]OrderState, error)
+	// Counts returns how many orders are in each state.
+	Counts(ctx context.Context) (map[State]int, error)
+	// Untrack stops checking an order: no lease is granted and no event is
+	// delivered for it after Untrack returns (a delivery under way
+	// finishes or rolls back first). ErrNotTracked when unknown. Its state
+	// becomes StateUntracked, unless it is final already (then nothing
+	// changes).
+	Untrack(ctx context.Context, orderID string) error
+	// Prune deletes orders with no further check whose last change is
+	// before before, with their events, and returns how many it deleted.
+	Prune(ctx context.Context, before time.Time) (int, error)
 }
 
-// Lease is a Store's hold on one due order, granted by Store.Lease.
+// Lease is a Store's hold on one order, granted by Store.Lease or
+// Store.LeaseOrder.
 type Lease struct {
-	Order Order     // the order leased
-	State State     // its state when leased
-	Due   time.Time // when it was due
-	// Token identifies the lease; Commit and Release present it.
+	Order    Order     // the order leased
+	State    State     // its state when leased
+	Due      time.Time // when it was due
+	Failures int       // consecutive failed checks or deliveries so far (backoff)
+	// Token is the lease's fencing token: Commit, Extend and Release
+	// present it.
 	Token string
 }
 
 // Update is what one check changed about an order.
 type Update struct {
 	State State     // the order's new state (or the same)
-	Next  time.Time // the next check; zero when the order is done
+	Next  time.Time // the next check; zero: never again
 	Event *Event    // the event to record and deliver; nil for none
+	// Checked says a status check was answered (OrderState.Checks counts
+	// them).
+	Checked bool
+	// Failures is the count of consecutive failures after this outcome
+	// (0 resets it).
+	Failures int
+	// Reason says why tracking ended without a final event (checks kept
+	// failing at the end of the late window); "" otherwise.
+	Reason string
+	// Retry is what Commit records instead when deliver fails: the order
+	// keeps its state and becomes due at Retry.Next with Retry.Failures;
+	// the event is not recorded and comes again.
+	Retry Retry
 }
 
-// ErrLeaseLost is Store.Commit's and Store.Release's error when the
-// order was leased again since (the lease had expired): the other holder's
-// outcome counts, and this one is dropped.
-var ErrLeaseLost = errors.New("reconcile: lease lost: the order was leased again")
+// Retry is when an order whose event could not be delivered is due again.
+type Retry struct {
+	Next     time.Time // when the order is due again
+	Failures int       // its consecutive failures then
+}
+
+// Outcome is one eventless outcome for Store.CommitMany.
+type Outcome struct {
+	Lease  Lease
+	Update Update
+}
+
+// OrderState is the ledger's view of one order: Sweeper.Confirm's and
+// Sweeper.Lookup's result, and what a Store lists.
+type OrderState struct {
+	Order Order
+	State State
+	// Events are the events recorded and delivered, oldest first.
+	// Event.Status holds TxnStatus, Amount and UTR as recorded, and
+	// OrderID.
+	Events   []Event
+	Checks   int       // status checks answered for it
+	Next     time.Time // its next scheduled check; zero when none
+	Failures int       // consecutive failed checks or deliveries now
+	// Reason says why tracking ended, when it ended without a final state.
+	Reason  string
+	Updated time.Time // its last change, on the store's clock
+}
+
+// ListQuery selects orders for Store.List.
+type ListQuery struct {
+	States []State // the states to list; empty: all
+	Limit  int     // at most this many; 0: DefaultListLimit (a store may cap it)
+	// Before is a cursor: the id of the last order of the previous page;
+	// "" for the first page.
+	Before string
+}
+
+// DefaultListLimit is how many orders Store.List returns when
+// ListQuery.Limit is 0.
+const DefaultListLimit = 100
+
+// Errors of a Store and of the Sweeper methods that use it.
+var (
+	// ErrLeaseLost is Commit's, Extend's and CommitMany's error for an
+	// outcome under a lease that is no longer held (it expired and the
+	// order was leased again, or the order was untracked): the other
+	// holder's outcome counts, and this one is dropped.
+	ErrLeaseLost = errors.New("reconcile: lease lost: the order was leased again")
+	// ErrNotTracked: no such order in the store (Confirm, Lookup,
+	// Untrack, LeaseOrder).
+	ErrNotTracked = errors.New("reconcile: order not tracked")
+	// ErrTrackedDifferently: Track or TrackTx of a tracked order id with
+	// another amount. The first amount stays.
+	ErrTrackedDifferently = errors.New("reconcile: order already tracked with another amount")
+	// ErrNoTransactions: TrackTx on a store without SQL transactions (the
+	// memory store).
+	ErrNoTransactions = errors.New("reconcile: this store has no SQL transactions")
+	// ErrLeaseHeld: LeaseOrder of an order another unexpired lease holds,
+	// or whose event is being delivered.
+	ErrLeaseHeld = errors.New("reconcile: another sweeper holds the order")
+	// ErrOrderDone: LeaseOrder of an order with no further check.
+	ErrOrderDone = errors.New("reconcile: the order has no further check")
+)

@@ -179,14 +179,14 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 		seen  = map[string]bool{} // checked in this step: not again, even if due
 	)
 	for {
-		leases, err := s.store.Lease(ctx, now, s.opts.batchSize, now.Add(s.opts.leaseTTL))
+		leases, err := s.store.Lease(ctx, now, s.opts.batchSize, s.opts.leaseTTL)
 		if err != nil {
 			return stats, errors.Join(append(errs, fmt.Errorf("reconcile: leasing due orders: %w", err))...)
 		}
 		fresh := make(map[string]Lease, len(leases))
 		for _, l := range leases {
 			if seen[l.Order.ID] {
-				if err := s.store.Release(ctx, l, l.Due); err != nil && !errors.Is(err, ErrLeaseLost) {
+				if err := s.store.Release(ctx, l); err != nil && !errors.Is(err, ErrLeaseLost) {
 					errs = append(errs, fmt.Errorf("reconcile: order %q: releasing: %w", l.Order.ID, err))
 				}
 				continue
@@ -242,7 +242,7 @@ func (s *Sweeper) checkBatch(ctx context.Context, now time.Time, order []Lease, 
 			s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: status check failed",
 				slog.String("order_id", id), slog.String("error", err.Error()))
 			next, _ := s.opts.nextCheck(l.Order.Created, now, l.State)
-			if err := s.store.Release(ctx, l, retryAt(next, now)); err != nil && !errors.Is(err, ErrLeaseLost) {
+			if err := s.store.Commit(ctx, l, Update{State: l.State, Next: retryAt(next, now)}, nil); err != nil && !errors.Is(err, ErrLeaseLost) {
 				stepErr = fmt.Errorf("reconcile: order %q: releasing: %w", id, err)
 				break
 			}
@@ -269,7 +269,7 @@ func (s *Sweeper) checkBatch(ctx context.Context, now time.Time, order []Lease, 
 		// cannot be used to give them back, so the store gets a fresh one.
 		rctx := context.WithoutCancel(ctx)
 		for _, l := range fresh {
-			_ = s.store.Release(rctx, l, l.Due)
+			_ = s.store.Release(rctx, l)
 		}
 		return stepErr
 	}

@@ -80,10 +80,10 @@ func testTrackAndLease(t *testing.T, st reconcile.Store) {
 	require.True(t, ok)
 	assert.True(t, due.Equal(next), "next due %v", next)
 
-	ls, err := st.Lease(ctx, due.Add(-time.Nanosecond), 10, due.Add(time.Minute))
+	ls, err := st.Lease(ctx, due.Add(-time.Nanosecond), 10, time.Minute)
 	require.NoError(t, err)
 	assert.Empty(t, ls, "not due yet")
-	ls, err = st.Lease(ctx, due, 10, due.Add(time.Minute))
+	ls, err = st.Lease(ctx, due, 10, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	l := ls[0]
@@ -99,10 +99,11 @@ func testTrackTwice(t *testing.T, st reconcile.Store) {
 	ctx := ctxFor(t)
 	o := order(1)
 	require.NoError(t, st.Track(ctx, o, T0.Add(time.Second)))
+	require.NoError(t, st.Track(ctx, o, T0.Add(time.Hour)), "the same order again is a no-op")
 	other := o
 	other.Amount = upicollect.Rupees(1)
-	require.NoError(t, st.Track(ctx, other, T0.Add(time.Hour)))
-	ls, err := st.Lease(ctx, T0.Add(time.Second), 10, T0.Add(time.Minute))
+	require.ErrorIs(t, st.Track(ctx, other, T0.Add(time.Hour)), reconcile.ErrTrackedDifferently)
+	ls, err := st.Lease(ctx, T0.Add(time.Second), 10, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	assert.Equal(t, o.Amount, ls[0].Order.Amount, "the first Track wins")
@@ -114,13 +115,13 @@ func testLeaseLimitAndOrder(t *testing.T, st reconcile.Store) {
 		require.NoError(t, st.Track(ctx, order(i), T0.Add(time.Duration(i)*time.Second)))
 	}
 	now := T0.Add(10 * time.Second)
-	ls, err := st.Lease(ctx, now, 2, now.Add(time.Minute))
+	ls, err := st.Lease(ctx, now, 2, time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ord-0001", "ord-0002"}, ids(ls), "earliest due first")
-	ls, err = st.Lease(ctx, now, 10, now.Add(time.Minute))
+	ls, err = st.Lease(ctx, now, 10, time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ord-0003", "ord-0004", "ord-0005"}, ids(ls), "leased ones are not leased again")
-	ls, err = st.Lease(ctx, now, 10, now.Add(time.Minute))
+	ls, err = st.Lease(ctx, now, 10, time.Minute)
 	require.NoError(t, err)
 	assert.Empty(t, ls)
 }
@@ -129,7 +130,7 @@ func testLeaseExpiry(t *testing.T, st reconcile.Store) {
 	ctx := ctxFor(t)
 	require.NoError(t, st.Track(ctx, order(1), T0))
 	until := T0.Add(time.Minute)
-	first, err := st.Lease(ctx, T0, 10, until)
+	first, err := st.Lease(ctx, T0, 10, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, first, 1)
 	next, ok, err := st.NextDue(ctx)
@@ -137,10 +138,10 @@ func testLeaseExpiry(t *testing.T, st reconcile.Store) {
 	require.True(t, ok)
 	assert.True(t, until.Equal(next), "a leased order can next be leased when its lease expires")
 
-	again, err := st.Lease(ctx, until.Add(-time.Nanosecond), 10, until.Add(time.Minute))
+	again, err := st.Lease(ctx, until.Add(-time.Nanosecond), 10, time.Minute)
 	require.NoError(t, err)
 	assert.Empty(t, again, "held until the lease expires")
-	again, err = st.Lease(ctx, until, 10, until.Add(time.Minute))
+	again, err = st.Lease(ctx, until, 10, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, again, 1, "a lease whose holder died expires")
 	assert.NotEqual(t, first[0].Token, again[0].Token)
@@ -151,7 +152,7 @@ func testLeaseExpiry(t *testing.T, st reconcile.Store) {
 		func(context.Context) error { delivered = true; return nil })
 	require.ErrorIs(t, err, reconcile.ErrLeaseLost)
 	assert.False(t, delivered, "an outcome under a lost lease is never delivered")
-	require.ErrorIs(t, st.Release(ctx, first[0], T0), reconcile.ErrLeaseLost)
+	require.NoError(t, st.Release(ctx, first[0]), "releasing a lost lease changes nothing")
 	// The second holder's stands.
 	require.NoError(t, st.Commit(ctx, again[0], reconcile.Update{State: reconcile.StatePending, Next: until.Add(time.Hour)}, nil))
 	next, ok, err = st.NextDue(ctx)
@@ -163,16 +164,16 @@ func testLeaseExpiry(t *testing.T, st reconcile.Store) {
 func testCommitWithoutEvent(t *testing.T, st reconcile.Store) {
 	ctx := ctxFor(t)
 	require.NoError(t, st.Track(ctx, order(1), T0))
-	ls, err := st.Lease(ctx, T0, 1, T0.Add(time.Minute))
+	ls, err := st.Lease(ctx, T0, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	next := T0.Add(30 * time.Second)
 	require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StateExpired, Next: next}, nil))
 	require.ErrorIs(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid}, nil), reconcile.ErrLeaseLost, "a lease ends with its commit")
-	ls, err = st.Lease(ctx, next.Add(-time.Nanosecond), 1, next.Add(time.Minute))
+	ls, err = st.Lease(ctx, next.Add(-time.Nanosecond), 1, time.Minute)
 	require.NoError(t, err)
 	assert.Empty(t, ls)
-	ls, err = st.Lease(ctx, next, 1, next.Add(time.Minute))
+	ls, err = st.Lease(ctx, next, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	assert.Equal(t, reconcile.StateExpired, ls[0].State)
@@ -182,7 +183,7 @@ func testCommitWithoutEvent(t *testing.T, st reconcile.Store) {
 func testCommitDone(t *testing.T, st reconcile.Store) {
 	ctx := ctxFor(t)
 	require.NoError(t, st.Track(ctx, order(1), T0))
-	ls, err := st.Lease(ctx, T0, 1, T0.Add(time.Minute))
+	ls, err := st.Lease(ctx, T0, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	ev := &reconcile.Event{Order: order(1), Result: reconcile.Paid, At: T0,
@@ -193,11 +194,11 @@ func testCommitDone(t *testing.T, st reconcile.Store) {
 	_, ok, err := st.NextDue(ctx)
 	require.NoError(t, err)
 	assert.False(t, ok, "a done order is never due")
-	ls, err = st.Lease(ctx, T0.Add(1000*time.Hour), 10, T0.Add(1001*time.Hour))
+	ls, err = st.Lease(ctx, T0.Add(1000*time.Hour), 10, time.Hour)
 	require.NoError(t, err)
 	assert.Empty(t, ls)
 	require.NoError(t, st.Track(ctx, order(1), T0), "tracking a done order again")
-	ls, err = st.Lease(ctx, T0.Add(1000*time.Hour), 10, T0.Add(1001*time.Hour))
+	ls, err = st.Lease(ctx, T0.Add(1000*time.Hour), 10, time.Hour)
 	require.NoError(t, err)
 	assert.Empty(t, ls, "tracking a done order again does not revive it")
 }
@@ -207,7 +208,7 @@ func testDeliverError(t *testing.T, st reconcile.Store) {
 	due := T0.Add(10 * time.Second)
 	require.NoError(t, st.Track(ctx, order(1), due))
 	now := due.Add(5 * time.Second)
-	ls, err := st.Lease(ctx, now, 1, now.Add(time.Minute))
+	ls, err := st.Lease(ctx, now, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	boom := errors.New("handler down")
@@ -216,7 +217,7 @@ func testDeliverError(t *testing.T, st reconcile.Store) {
 		func(context.Context) error { return boom })
 	require.ErrorIs(t, err, boom)
 	// Nothing changed, the lease ended, and the order is due as it was.
-	again, err := st.Lease(ctx, now, 1, now.Add(time.Minute))
+	again, err := st.Lease(ctx, now, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, again, 1, "due again at once: the event comes again at the next step")
 	assert.Equal(t, reconcile.StatePending, again[0].State)
@@ -233,14 +234,14 @@ func testDeliverHolds(t *testing.T, st reconcile.Store) {
 	ctx := ctxFor(t)
 	require.NoError(t, st.Track(ctx, order(1), T0))
 	until := T0.Add(time.Minute)
-	ls, err := st.Lease(ctx, T0, 1, until)
+	ls, err := st.Lease(ctx, T0, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	ev := &reconcile.Event{Order: order(1), Result: reconcile.Paid, At: T0}
 	err = st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid, Event: ev}, func(context.Context) error {
 		lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		other, err := st.Lease(lctx, until.Add(time.Hour), 10, until.Add(2*time.Hour))
+		other, err := st.Lease(lctx, until.Add(time.Hour), 10, time.Hour)
 		// A store may refuse to lease at all while the event is recorded
 		// (a database locked for writing); it must never hand out the
 		// order.
@@ -250,26 +251,30 @@ func testDeliverHolds(t *testing.T, st reconcile.Store) {
 		return nil
 	})
 	require.NoError(t, err)
-	ls, err = st.Lease(ctx, until.Add(time.Hour), 10, until.Add(2*time.Hour))
+	ls, err = st.Lease(ctx, until.Add(time.Hour), 10, time.Hour)
 	require.NoError(t, err)
 	assert.Empty(t, ls, "done")
 }
 
 func testRelease(t *testing.T, st reconcile.Store) {
 	ctx := ctxFor(t)
-	require.NoError(t, st.Track(ctx, order(1), T0))
-	ls, err := st.Lease(ctx, T0, 1, T0.Add(time.Minute))
+	due := T0.Add(time.Second)
+	require.NoError(t, st.Track(ctx, order(1), due))
+	now := due.Add(time.Hour)
+	ls, err := st.Lease(ctx, now, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
-	later := T0.Add(time.Hour)
-	require.NoError(t, st.Release(ctx, ls[0], later))
-	got, err := st.Lease(ctx, later.Add(-time.Nanosecond), 1, later.Add(time.Minute))
+	require.NoError(t, st.Release(ctx, ls[0]))
+	got, err := st.Lease(ctx, due.Add(-time.Nanosecond), 1, time.Minute)
 	require.NoError(t, err)
-	assert.Empty(t, got)
-	got, err = st.Lease(ctx, later, 1, later.Add(time.Minute))
+	assert.Empty(t, got, "due again at its due time, not before")
+	got, err = st.Lease(ctx, due, 1, time.Minute)
 	require.NoError(t, err)
-	require.Len(t, got, 1)
+	require.Len(t, got, 1, "released at once: no wait for the lease to expire")
 	assert.Equal(t, reconcile.StatePending, got[0].State)
+	assert.True(t, due.Equal(got[0].Due))
+	require.NoError(t, st.Release(ctx, ls[0]), "a lease no longer held is skipped")
+	require.ErrorIs(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePending, Next: now}, nil), reconcile.ErrLeaseLost)
 }
 
 // testConcurrentOnce runs several sweepers' loops on one store, each
@@ -296,7 +301,7 @@ func testConcurrentOnce(t *testing.T, st reconcile.Store) {
 			defer wg.Done()
 			for ctx.Err() == nil {
 				now := T0.Add(time.Duration(tick.Add(1)) * time.Second)
-				ls, err := st.Lease(ctx, now, 7, now.Add(3*time.Second))
+				ls, err := st.Lease(ctx, now, 7, 3*time.Second)
 				if err != nil {
 					errs <- err
 					return
