@@ -16,7 +16,7 @@ const (
 	chartW      = 560.0
 	chartH      = 260.0
 	chartLeft   = 34.0 // room for the y axis's numbers
-	chartRight  = 8.0
+	chartRight  = 24.0 // room for the last day's label
 	chartTop    = 22.0 // room for a bar's total
 	chartBottom = 30.0 // room for the days
 )
@@ -37,6 +37,7 @@ type chart struct {
 type bar struct {
 	X, W, Mid float64
 	Label     string // "26 Nov"; "" where the axis has no room
+	Narrow    bool   // the label stays on a narrow screen too (every fourth day)
 	Total     int
 	TotalY    float64
 	Segs      []seg
@@ -113,7 +114,7 @@ func newChart(orders []reconcile.OrderState, now time.Time, days int) chart {
 		b := bar{X: chartLeft + slot*float64(i) + slot*0.18, W: slot * 0.64, Total: d.Total, TotalY: y(d.Total) - 5}
 		b.Mid = b.X + b.W/2
 		if (days-1-i)%2 == 0 { // every other day, ending today
-			b.Label = d.Date.Format("02 Jan")
+			b.Label, b.Narrow = d.Date.Format("02 Jan"), (days-1-i)%4 == 0
 		}
 		base := 0
 		for k, n := range d.Counts {

@@ -109,6 +109,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"rupees":     rupees,
 	"orderURL":   orderURL,
 	"stateName":  stateName,
+	"legendName": func(l legendItem) string { return l.Name },
 	"resultName": func(r reconcile.Result) string { return stateName(reconcile.State(r)) },
 }).ParseFS(templateFS, "templates/*.html"))
 
