@@ -51,10 +51,11 @@ type memEntry struct {
 	delivering chan struct{} // closed when the delivery under way ends; nil when none
 }
 
-// key is when e can next be leased: its due time, or its lease's expiry.
+// key is when e can next be leased: its due time, or its lease's expiry
+// when that is later.
 func (e *memEntry) key() int64 {
 	if e.lease != 0 {
-		return e.leaseUntil
+		return max(e.due, e.leaseUntil)
 	}
 	return e.due
 }

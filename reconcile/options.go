@@ -16,6 +16,8 @@ type options struct {
 	batchSize    int
 	leaseTTL     time.Duration
 	stepInterval time.Duration
+	maxBackoff   time.Duration
+	handlerTO    time.Duration // 0: leaseTTL/2
 	now          func() time.Time
 	logger       *slog.Logger
 }
@@ -33,6 +35,11 @@ const (
 	DefaultLeaseTTL = 2 * time.Minute
 	// DefaultStepInterval is the longest Run waits between steps.
 	DefaultStepInterval = 5 * time.Second
+	// DefaultMaxBackoff caps how long an order whose check or handler
+	// keeps failing waits between two tries. Short enough that the checks
+	// an outage made fail are made again within minutes of its end; long
+	// enough that one such order costs a few checks an hour.
+	DefaultMaxBackoff = 5 * time.Minute
 )
 
 func defaultOptions() options {
@@ -42,6 +49,7 @@ func defaultOptions() options {
 		batchSize:    DefaultBatchSize,
 		leaseTTL:     DefaultLeaseTTL,
 		stepInterval: DefaultStepInterval,
+		maxBackoff:   DefaultMaxBackoff,
 		now:          time.Now,
 	}
 }
@@ -60,6 +68,9 @@ func (o *options) validate() error {
 	}
 	if o.leaseTTL <= 0 || o.stepInterval <= 0 {
 		errs = append(errs, fmt.Errorf("reconcile: lease TTL (%v) and step interval (%v) must be positive", o.leaseTTL, o.stepInterval))
+	}
+	if o.maxBackoff <= 0 || o.handlerTO < 0 {
+		errs = append(errs, fmt.Errorf("reconcile: max backoff (%v) must be positive and the handler timeout (%v) not negative", o.maxBackoff, o.handlerTO))
 	}
 	if o.now == nil {
 		errs = append(errs, errors.New("reconcile: WithClock: nil clock"))
@@ -124,4 +135,28 @@ func WithClock(now func() time.Time) Option {
 // handler, and what Run's steps found.
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) { o.logger = l }
+}
+
+// WithMaxBackoff caps the backoff of an order whose check or handler
+// failed (default DefaultMaxBackoff). The backoff starts at the step
+// interval and doubles with every consecutive failure; an order's next
+// scheduled check still comes first when it is sooner.
+func WithMaxBackoff(d time.Duration) Option {
+	return func(o *options) { o.maxBackoff = d }
+}
+
+// WithHandlerTimeout bounds each Handler call: its context ends after d
+// (default: half the lease TTL, so that a handler ends well within the
+// lease it runs under). A handler that ignores its context is still waited
+// for: its order stays held, never delivered twice at once.
+func WithHandlerTimeout(d time.Duration) Option {
+	return func(o *options) { o.handlerTO = d }
+}
+
+// handlerTimeout is WithHandlerTimeout's, or half the lease TTL.
+func (o *options) handlerTimeout() time.Duration {
+	if o.handlerTO > 0 {
+		return o.handlerTO
+	}
+	return o.leaseTTL / 2
 }

@@ -102,8 +102,9 @@ func TestOptionsShapeTheSweep(t *testing.T) {
 	sum := walk(t, e, sw, t0.Add(10*time.Hour))
 	assert.Equal(t, []reconcile.Result{reconcile.Expired}, rec.results("opts-1"))
 	assert.Equal(t, t0.Add(2*time.Minute), rec.get("opts-1", reconcile.Expired).At)
-	// 2 min (the first one failed), then 20 min, 40 min and the late window's end.
-	assert.Equal(t, 4, sum.Checked)
+	// 1 min failed, retried after one step interval (1m05s), then 2 min,
+	// 22 min, 42 min and the late window's end.
+	assert.Equal(t, 5, sum.Checked)
 	assert.Equal(t, 1, sum.Errors)
 	assert.Contains(t, logs.String(), "status check failed")
 	assert.Contains(t, logs.String(), "order_id=opts-1")

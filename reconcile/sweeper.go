@@ -3,10 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"runtime/debug"
-	"slices"
 	"time"
 
 	"github.com/upicollect/upicollect-go"
@@ -40,7 +37,9 @@ type Event struct {
 	Result Result // what happened to it
 	// Status is the status check's answer that produced the event.
 	Status *upicollect.PaymentStatus
-	// At is the time passed to the Step that found it.
+	// At is the time the check that found it was judged at: the time
+	// passed to Step (or the store's clock, when that is earlier), or
+	// Confirm's.
 	At time.Time
 	// Reason says why an order Expired (ReasonNotFound or
 	// ReasonNoFinalState); "" for the other results.
@@ -48,9 +47,19 @@ type Event struct {
 }
 
 // Handler is called once per event of an order; an error leaves the event
-// to be delivered again. A panic is recovered and counts as an error.
-// Inside a database Store's transaction (reconcile/sqlstore), the handler's
-// writes to that database commit with the event's record, or not at all.
+// to be delivered again (after a backoff). A panic is recovered and counts
+// as an error. Its context ends after WithHandlerTimeout (half the lease
+// TTL by default): a handler that needs longer must finish its work
+// elsewhere (a queue of its own) and return.
+//
+// Only a database Store gives the handler a transaction: with the
+// reconcile/sqlstore module's store, sqlstore.Tx(ctx) is the transaction
+// that records the event, and the handler's writes through it commit with
+// the event's record, or not at all. With the memory store there is no
+// transaction (sqlstore.Tx returns nil outside a database store's
+// delivery): write through your own database then, and make the write
+// idempotent, keyed by order id and Result, since a crash between the
+// handler's return and the record repeats the event.
 type Handler func(ctx context.Context, e Event) error
 
 // Stats counts what a Step did.
@@ -62,10 +71,10 @@ type Stats struct {
 	Expired  int // Expired events delivered
 	Mismatch int // Mismatch events delivered
 	Pending  int // checks that found nothing new
-	// Errors counts checks that failed (the order is checked again at its
-	// next scheduled time), handlers that failed (the event comes again at
-	// the next step) and outcomes dropped because another sweeper had
-	// taken the order.
+	// Errors counts checks that failed or whose SUCCESS did not name the
+	// order (the order is checked again after a backoff), handlers that
+	// failed (the event comes again after a backoff) and outcomes dropped
+	// because another sweeper had taken the order.
 	Errors int
 	// NextDue is the earliest time an order can next be checked; zero when
 	// no order will be.
@@ -128,7 +137,12 @@ func New(c *upicollect.Client, st Store, h Handler, opts ...Option) (*Sweeper, e
 
 // Track starts tracking o: it is checked on the schedule from o.Created
 // until its final state or the end of the late window. Tracking an order id
-// again changes nothing. A bad order (an id the service would refuse, an
+// again with the same amount changes nothing; with another amount it is
+// ErrTrackedDifferently (the first amount stays). Track before you create
+// the order at the service, so that a crash between the two leaves an
+// order that is checked (and reported Expired), never one nobody checks;
+// with a database store, TrackTx in the transaction that writes your order
+// row is better still. A bad order (an id the service would refuse, an
 // amount that is not positive, no creation time) is a
 // *upicollect.ValidationError naming the fields, before any I/O.
 func (s *Sweeper) Track(ctx context.Context, o Order) error {
@@ -156,261 +170,6 @@ func validateOrder(o Order) error {
 		return nil
 	}
 	return ve
-}
-
-// Step checks every order due at now, leasing them from the store in
-// batches, and delivers what changed. It returns when nothing due at now is
-// left that it has not checked in this step, or when ctx ends.
-//
-// API: POST /v1/payments/checkPaymentStatus, once per due order
-//
-// Checks go through the client: its rate limit, retries and retry budget
-// apply. A failed check is counted in Stats.Errors and the order is checked
-// again at its next scheduled time. A handler's error or panic leaves the
-// order due with its event undelivered, so the next step delivers it again;
-// Step carries on with the other orders and returns those errors joined,
-// each naming its order. A store's error ends the step. When ctx ends, the
-// orders leased and not yet checked are released and Step returns ctx's
-// error.
-func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
-	var (
-		stats Stats
-		errs  []error
-		seen  = map[string]bool{} // checked in this step: not again, even if due
-	)
-	for {
-		leases, err := s.store.Lease(ctx, now, s.opts.batchSize, s.opts.leaseTTL)
-		if err != nil {
-			return stats, errors.Join(append(errs, fmt.Errorf("reconcile: leasing due orders: %w", err))...)
-		}
-		fresh := make(map[string]Lease, len(leases))
-		for _, l := range leases {
-			if seen[l.Order.ID] {
-				if err := s.store.Release(ctx, l); err != nil && !errors.Is(err, ErrLeaseLost) {
-					errs = append(errs, fmt.Errorf("reconcile: order %q: releasing: %w", l.Order.ID, err))
-				}
-				continue
-			}
-			seen[l.Order.ID] = true
-			fresh[l.Order.ID] = l
-		}
-		if len(fresh) == 0 {
-			break
-		}
-		if err := s.checkBatch(ctx, now, leases, fresh, &stats, &errs); err != nil {
-			return stats, errors.Join(append(errs, err)...)
-		}
-		if len(leases) < s.opts.batchSize {
-			break
-		}
-	}
-	next, ok, err := s.store.NextDue(ctx)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("reconcile: next due order: %w", err))
-	} else if ok {
-		stats.NextDue = next
-	}
-	return stats, errors.Join(errs...)
-}
-
-// checkBatch checks the fresh leases (in lease order) and records each
-// outcome. It returns an error that ends the step: the store's, or ctx's
-// (then the unchecked leases are released).
-func (s *Sweeper) checkBatch(ctx context.Context, now time.Time, order []Lease, fresh map[string]Lease, stats *Stats, errs *[]error) error {
-	// The ids are listed first: the batch reads them from its own
-	// goroutine while this loop takes fresh's entries out.
-	ids := make([]string, 0, len(fresh))
-	for _, l := range order {
-		if _, ok := fresh[l.Order.ID]; ok {
-			ids = append(ids, l.Order.ID)
-		}
-	}
-	var stepErr error
-	for st, err := range s.client.CheckPaymentStatuses(ctx, slices.Values(ids), upicollect.WithConcurrency(s.opts.concurrency)) {
-		id := orderOf(st, err)
-		l, ok := fresh[id]
-		if !ok { // the client names every order it was given
-			continue
-		}
-		if err != nil && ctx.Err() != nil {
-			stepErr = ctx.Err() // l is released below with the others
-			break
-		}
-		delete(fresh, id)
-		if err != nil {
-			stats.Errors++
-			s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: status check failed",
-				slog.String("order_id", id), slog.String("error", err.Error()))
-			next, _ := s.opts.nextCheck(l.Order.Created, now, l.State)
-			if err := s.store.Commit(ctx, l, Update{State: l.State, Next: retryAt(next, now)}, nil); err != nil && !errors.Is(err, ErrLeaseLost) {
-				stepErr = fmt.Errorf("reconcile: order %q: releasing: %w", id, err)
-				break
-			}
-			continue
-		}
-		stats.Checked++
-		switch err := s.record(ctx, now, l, st, stats); {
-		case err == nil:
-		case errors.Is(err, ErrLeaseLost):
-			// Another sweeper took the order after this lease expired: its
-			// outcome counts, this one was dropped whole.
-			s.log.LogAttrs(ctx, slog.LevelInfo, "reconcile: lease lost; another sweeper has the order", slog.String("order_id", id))
-		case isHandlerError(err):
-			*errs = append(*errs, err)
-		default:
-			stepErr = err
-		}
-		if stepErr != nil {
-			break
-		}
-	}
-	if stepErr != nil {
-		// Leases not checked go back as they were; a context that ended
-		// cannot be used to give them back, so the store gets a fresh one.
-		rctx := context.WithoutCancel(ctx)
-		for _, l := range fresh {
-			_ = s.store.Release(rctx, l)
-		}
-		return stepErr
-	}
-	return nil
-}
-
-// retryAt is when an order whose check failed is checked again: at its
-// next scheduled check, or at now when it has none left (the last check of
-// the late window failed): the next step tries again.
-func retryAt(next, now time.Time) time.Time {
-	if next.IsZero() {
-		return now
-	}
-	return next
-}
-
-// orderOf returns the order a batch result is about.
-func orderOf(st *upicollect.PaymentStatus, err error) string {
-	if st != nil {
-		return st.OrderID
-	}
-	var ae *upicollect.APIError
-	if errors.As(err, &ae) {
-		return ae.OrderID
-	}
-	return ""
-}
-
-// record commits one check's outcome, delivering its event if there is one.
-func (s *Sweeper) record(ctx context.Context, now time.Time, l Lease, st *upicollect.PaymentStatus, stats *Stats) error {
-	t := decide(s.opts.policy, l.Order, l.State, st, now)
-	u := Update{State: t.state, Next: t.next}
-	if t.result == "" {
-		stats.Pending++
-		if err := s.store.Commit(ctx, l, u, nil); err != nil {
-			stats.Errors++
-			return fmt.Errorf("reconcile: order %q: recording the check: %w", l.Order.ID, err)
-		}
-		return nil
-	}
-	ev := Event{Order: l.Order, Result: t.result, Status: st, At: now, Reason: t.reason}
-	u.Event = &ev
-	var handlerErr error
-	err := s.store.Commit(ctx, l, u, func(ctx context.Context) error {
-		handlerErr = s.deliver(ctx, ev)
-		return handlerErr
-	})
-	switch {
-	case err == nil:
-		stats.count(t.result)
-		s.client.ObserveFinalState(ctx, finalState(ev))
-		return nil
-	case handlerErr != nil:
-		stats.Errors++
-		s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: handler failed; the event comes again at the next step",
-			slog.String("order_id", l.Order.ID), slog.String("result", string(t.result)), slog.String("error", err.Error()))
-		return &handlerError{orderID: l.Order.ID, result: t.result, err: handlerErr}
-	default:
-		stats.Errors++
-		return fmt.Errorf("reconcile: order %q: recording %s: %w", l.Order.ID, t.result, err)
-	}
-}
-
-// finalState is ev for the client's Observer (the time to a final state
-// counts from the order's creation).
-func finalState(ev Event) upicollect.FinalState {
-	f := upicollect.FinalState{Source: "reconcile", OrderID: ev.Order.ID, Result: string(ev.Result), Elapsed: ev.At.Sub(ev.Order.Created)}
-	if ev.Status != nil {
-		f.Status = ev.Status.TxnStatus
-	}
-	return f
-}
-
-// deliver calls the handler, turning a panic into an error.
-func (s *Sweeper) deliver(ctx context.Context, ev Event) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("handler panicked: %v", p)
-			s.log.LogAttrs(ctx, slog.LevelError, "reconcile: handler panicked",
-				slog.String("order_id", ev.Order.ID), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
-		}
-	}()
-	return s.handler(ctx, ev)
-}
-
-// handlerError is a handler's failure for one order's event.
-type handlerError struct {
-	orderID string
-	result  Result
-	err     error
-}
-
-func (e *handlerError) Error() string {
-	return fmt.Sprintf("reconcile: order %q: handling %s: %v", e.orderID, e.result, e.err)
-}
-
-func (e *handlerError) Unwrap() error { return e.err }
-
-func isHandlerError(err error) bool {
-	var he *handlerError
-	return errors.As(err, &he)
-}
-
-// Run steps on the clock (WithClock's, time.Now by default) until ctx
-// ends, and returns ctx's error. Between steps it waits until the next
-// order is due, at most WithStepInterval. A step's errors are logged
-// (WithLogger), not returned: the orders concerned are checked again.
-//
-// API: POST /v1/payments/checkPaymentStatus, once per due order
-func (s *Sweeper) Run(ctx context.Context) error {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
-		}
-		now := s.opts.now()
-		stats, err := s.Step(ctx, now)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: step", slog.String("error", err.Error()))
-		}
-		s.log.LogAttrs(ctx, slog.LevelDebug, "reconcile: step",
-			slog.Int("checked", stats.Checked), slog.Int("paid", stats.Paid), slog.Int("failed", stats.Failed),
-			slog.Int("late_paid", stats.LatePaid), slog.Int("expired", stats.Expired),
-			slog.Int("mismatch", stats.Mismatch), slog.Int("errors", stats.Errors))
-		timer.Reset(runWait(now, stats.NextDue, s.opts.stepInterval))
-	}
-}
-
-// runWait is how long Run waits after a step at now: until next is due,
-// at most limit.
-func runWait(now, next time.Time, limit time.Duration) time.Duration {
-	if next.IsZero() {
-		return limit
-	}
-	return min(max(0, next.Sub(now)), limit)
 }
 
 // discardHandler drops every record (slog.DiscardHandler arrived in Go 1.24).

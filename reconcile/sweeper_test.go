@@ -238,18 +238,25 @@ func TestSweeperHandlerFailureLosesNothing(t *testing.T) {
 	assert.Equal(t, 3, st.Checked)
 	assert.Equal(t, 1, st.Paid)
 	assert.Equal(t, 2, st.Errors)
-	assert.Equal(t, now, st.NextDue, "the failed events are due at once")
+	assert.Equal(t, now.Add(reconcile.DefaultStepInterval), st.NextDue, "the failed events are due again after one step interval")
 	assert.Equal(t, []reconcile.Result{reconcile.Paid}, rec.results("fine"))
 	assert.Empty(t, rec.results("err"))
 
-	// The next step, at the same time: the error's event comes again; the
+	// A step at the same time finds nothing due: no spin.
+	st, err = sw.Step(ctx, now)
+	require.NoError(t, err)
+	assert.Zero(t, st.Checked, "not checked again before the backoff")
+
+	// The next step, after the backoff: the error's event comes again; the
 	// panic happens once more.
+	now = now.Add(reconcile.DefaultStepInterval)
 	st, err = sw.Step(ctx, now)
 	require.ErrorContains(t, err, `order "panic"`)
 	assert.NotContains(t, err.Error(), `order "err"`)
 	assert.Equal(t, 2, st.Checked)
 	assert.Equal(t, 1, st.Paid)
-	st, err = sw.Step(ctx, now.Add(time.Second))
+	assert.Equal(t, now.Add(2*reconcile.DefaultStepInterval), st.NextDue, "a second failure doubles the backoff")
+	st, err = sw.Step(ctx, st.NextDue)
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Paid)
 	for _, id := range []string{"err", "panic", "fine"} {
@@ -260,9 +267,10 @@ func TestSweeperHandlerFailureLosesNothing(t *testing.T) {
 	assert.Equal(t, reconcile.Stats{}, st, "all done: nothing more is checked")
 }
 
-// TestSweeperFailedCheckIsRetriedOnSchedule makes the service fail: the
-// order is checked again at its next scheduled time and nothing is lost.
-func TestSweeperFailedCheckIsRetriedOnSchedule(t *testing.T) {
+// TestSweeperFailedCheckIsRetriedAfterABackoff makes the service fail: the
+// order is checked again after one step interval (sooner than its next
+// scheduled check) and nothing is lost.
+func TestSweeperFailedCheckIsRetriedAfterABackoff(t *testing.T) {
 	e := newEnv(t)
 	ctx := boundedCtx(t)
 	client := e.sb.Client(upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 1}))
@@ -280,7 +288,7 @@ func TestSweeperFailedCheckIsRetriedOnSchedule(t *testing.T) {
 	require.NoError(t, err, "a failed check is not the step's error")
 	assert.Equal(t, 1, st.Errors)
 	assert.Equal(t, 0, st.Checked)
-	assert.Equal(t, now.Add(10*time.Second), st.NextDue)
+	assert.Equal(t, now.Add(reconcile.DefaultStepInterval), st.NextDue)
 	st, err = sw.Step(ctx, st.NextDue)
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Paid)

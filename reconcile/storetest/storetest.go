@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -26,9 +27,28 @@ var T0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 // instead of hanging.
 const bound = 30 * time.Second
 
-// Run runs the suite; newStore returns an empty store each time it is
-// called. Options of the implementation under test go in newStore.
+// Run runs the suite on stores without a clock of their own (Now's ok is
+// false), or whose clock newStore sets up itself; newStore returns an
+// empty store each time it is called. Options of the implementation under
+// test go in newStore.
 func Run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
+	run(t, newStore)
+}
+
+// RunClocked runs the suite on stores that keep a clock of their own
+// (leases measured on it): newStore builds each store on the clock now,
+// which the suite sets to the time it passes to Lease, LeaseOrder and
+// Extend before each call, so that the store's time and the suite's
+// agree.
+func RunClocked(t *testing.T, newStore func(t *testing.T, now func() time.Time) reconcile.Store) {
+	run(t, func(t *testing.T) reconcile.Store {
+		c := &clock{}
+		c.set(T0)
+		return &clocked{Store: newStore(t, c.now), clock: c}
+	})
+}
+
+func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 	for _, tc := range []struct {
 		name string
 		fn   func(t *testing.T, st reconcile.Store)
@@ -40,12 +60,89 @@ func Run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 		{"CommitWithoutEvent", testCommitWithoutEvent},
 		{"CommitDone", testCommitDone},
 		{"DeliverErrorRecordsNothing", testDeliverError},
+		{"DeliverErrorRecordsTheRetry", testDeliverRetry},
 		{"DeliverHoldsTheOrder", testDeliverHolds},
 		{"ReleaseReschedules", testRelease},
+		{"ReleaseMany", testReleaseMany},
+		{"FailuresChecksAndReason", testFailuresChecksReason},
+		{"LeaseOrder", testLeaseOrder},
+		{"LeaseOrderDone", testLeaseOrderDone},
+		{"ExtendRenewsTheLease", testExtend},
+		{"CommitManyWithOneLeaseLost", testCommitMany},
+		{"LookupListCounts", testLookupListCounts},
+		{"ListPages", testListPages},
+		{"Untrack", testUntrack},
+		{"UntrackWaitsForTheDelivery", testUntrackWaits},
+		{"Prune", testPrune},
 		{"ConcurrentSweepersDeliverOnce", testConcurrentOnce},
+		{"ConfirmRacingSweepersDeliverOnce", testConfirmRacingSweepers},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}
+}
+
+// clock is a settable clock for RunClocked's stores.
+type clock struct{ ns atomic.Int64 }
+
+func (c *clock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
+func (c *clock) now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
+
+// clocked moves its store's clock to the time of each call that takes one.
+type clocked struct {
+	reconcile.Store
+	clock *clock
+}
+
+func (c *clocked) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]reconcile.Lease, error) {
+	c.clock.set(now)
+	return c.Store.Lease(ctx, now, limit, ttl)
+}
+
+func (c *clocked) LeaseOrder(ctx context.Context, id string, now time.Time, ttl time.Duration) (reconcile.Lease, error) {
+	c.clock.set(now)
+	return c.Store.LeaseOrder(ctx, id, now, ttl)
+}
+
+func (c *clocked) Extend(ctx context.Context, l reconcile.Lease, now time.Time, ttl time.Duration) error {
+	c.clock.set(now)
+	return c.Store.Extend(ctx, l, now, ttl)
+}
+
+// RunTx runs TrackTx's cases on a store with SQL transactions: newStore
+// returns an empty store and the database it keeps its orders in.
+func RunTx(t *testing.T, newStore func(t *testing.T) (reconcile.Store, *sql.DB)) {
+	t.Run("TrackTxCommitted", func(t *testing.T) {
+		st, db := newStore(t)
+		ctx := ctxFor(t)
+		tx, err := db.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		require.NoError(t, st.TrackTx(ctx, tx, order(1), T0))
+		require.NoError(t, st.TrackTx(ctx, tx, order(1), T0), "the same order again in the transaction")
+		other := order(1)
+		other.Amount++
+		require.ErrorIs(t, st.TrackTx(ctx, tx, other, T0), reconcile.ErrTrackedDifferently)
+		require.NoError(t, tx.Commit())
+		got, err := st.Lookup(ctx, order(1).ID)
+		require.NoError(t, err)
+		assert.Equal(t, order(1).Amount, got.Order.Amount)
+		ls, err := st.Lease(ctx, T0, 10, time.Minute)
+		require.NoError(t, err)
+		assert.Equal(t, []string{order(1).ID}, ids(ls))
+		require.ErrorIs(t, st.Track(ctx, other, T0), reconcile.ErrTrackedDifferently)
+	})
+	t.Run("TrackTxRolledBack", func(t *testing.T) {
+		st, db := newStore(t)
+		ctx := ctxFor(t)
+		tx, err := db.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		require.NoError(t, st.TrackTx(ctx, tx, order(2), T0))
+		require.NoError(t, tx.Rollback())
+		_, err = st.Lookup(ctx, order(2).ID)
+		require.ErrorIs(t, err, reconcile.ErrNotTracked, "tracked only if the transaction commits")
+		ls, err := st.Lease(ctx, T0.Add(time.Hour), 10, time.Minute)
+		require.NoError(t, err)
+		assert.Empty(t, ls)
+	})
 }
 
 func ctxFor(t *testing.T) context.Context {
@@ -213,7 +310,7 @@ func testDeliverError(t *testing.T, st reconcile.Store) {
 	require.Len(t, ls, 1)
 	boom := errors.New("handler down")
 	ev := &reconcile.Event{Order: order(1), Result: reconcile.Failed, At: now}
-	err = st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StateFailed, Next: now.Add(time.Hour), Event: ev},
+	err = st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StateFailed, Next: now.Add(time.Hour), Event: ev, Retry: reconcile.Retry{Next: due}},
 		func(context.Context) error { return boom })
 	require.ErrorIs(t, err, boom)
 	// Nothing changed, the lease ended, and the order is due as it was.
@@ -342,4 +439,526 @@ func testConcurrentOnce(t *testing.T, st reconcile.Store) {
 	for id, n := range delivered {
 		assert.Equal(t, 1, n, "order %s delivered %d times", id, n)
 	}
+}
+
+// leaseOne tracks o due at due and leases it at now.
+func leaseOne(t *testing.T, st reconcile.Store, o reconcile.Order, due, now time.Time) reconcile.Lease {
+	t.Helper()
+	ctx := ctxFor(t)
+	require.NoError(t, st.Track(ctx, o, due))
+	l, err := st.LeaseOrder(ctx, o.ID, now, time.Minute)
+	require.NoError(t, err)
+	return l
+}
+
+func paidEvent(o reconcile.Order, at time.Time) *reconcile.Event {
+	return &reconcile.Event{Order: o, Result: reconcile.Paid, At: at,
+		Status: &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnSuccess, Amount: o.Amount, UTR: "412345678901"}}
+}
+
+func testDeliverRetry(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	o := order(1)
+	l := leaseOne(t, st, o, T0, T0)
+	retry := T0.Add(20 * time.Second)
+	boom := errors.New("handler down")
+	err := st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(o, T0), Checked: true,
+		Retry: reconcile.Retry{Next: retry, Failures: 2}}, func(context.Context) error { return boom })
+	require.ErrorIs(t, err, boom)
+	got, err := st.Lookup(ctx, o.ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.StatePending, got.State, "the state stays")
+	assert.Empty(t, got.Events, "the event is not recorded")
+	assert.Equal(t, 2, got.Failures)
+	assert.True(t, retry.Equal(got.Next), "next %v", got.Next)
+	ls, err := st.Lease(ctx, retry.Add(-time.Nanosecond), 10, time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, ls, "not due before the retry")
+	ls, err = st.Lease(ctx, retry, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 1)
+	assert.Equal(t, 2, ls[0].Failures)
+	assert.True(t, retry.Equal(ls[0].Due))
+}
+
+func testReleaseMany(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, st.Track(ctx, order(i), T0.Add(time.Duration(i)*time.Second)))
+	}
+	now := T0.Add(time.Minute)
+	ls, err := st.Lease(ctx, now, 10, time.Hour)
+	require.NoError(t, err)
+	require.Len(t, ls, 3)
+	require.NoError(t, st.Release(ctx, ls[0], ls[2]))
+	got, err := st.Lease(ctx, now, 10, time.Hour)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ord-0001", "ord-0003"}, ids(got), "both given back at once; the other still held")
+	assert.True(t, T0.Add(3*time.Second).Equal(got[1].Due))
+	require.NoError(t, st.Release(ctx))
+}
+
+func testFailuresChecksReason(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	o := order(1)
+	l := leaseOne(t, st, o, T0, T0)
+	next := T0.Add(time.Minute)
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePending, Next: next, Checked: true, Failures: 3}, nil))
+	got, err := st.Lookup(ctx, o.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.Checks)
+	assert.Equal(t, 3, got.Failures)
+	assert.True(t, next.Equal(got.Next))
+	ls, err := st.Lease(ctx, next, 1, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 1)
+	assert.Equal(t, 3, ls[0].Failures)
+	require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StateExpired, Failures: 4, Reason: "checks kept failing"}, nil))
+	got, err = st.Lookup(ctx, o.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.Checks, "an unanswered check is not counted")
+	assert.Equal(t, 4, got.Failures)
+	assert.Equal(t, "checks kept failing", got.Reason)
+	assert.Equal(t, reconcile.StateExpired, got.State)
+	assert.True(t, got.Next.IsZero(), "no further check")
+	_, ok, err := st.NextDue(ctx)
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
+
+func testLeaseOrder(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	_, err := st.LeaseOrder(ctx, "ord-none", T0, time.Minute)
+	require.ErrorIs(t, err, reconcile.ErrNotTracked)
+	o := order(1)
+	due := T0.Add(time.Hour)
+	require.NoError(t, st.Track(ctx, o, due))
+	l, err := st.LeaseOrder(ctx, o.ID, T0, 2*time.Hour)
+	require.NoError(t, err, "leased whatever its due time")
+	assert.Equal(t, o.ID, l.Order.ID)
+	assert.Equal(t, o.Amount, l.Order.Amount)
+	assert.Equal(t, reconcile.StatePending, l.State)
+	assert.True(t, due.Equal(l.Due))
+	assert.NotEmpty(t, l.Token)
+
+	_, err = st.LeaseOrder(ctx, o.ID, T0.Add(30*time.Second), time.Minute)
+	require.ErrorIs(t, err, reconcile.ErrLeaseHeld)
+	ls, err := st.Lease(ctx, due, 10, time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, ls, "held: a sweeper's Lease does not take it either")
+
+	again, err := st.LeaseOrder(ctx, o.ID, T0.Add(2*time.Hour), time.Minute)
+	require.NoError(t, err, "the lease expired")
+	assert.NotEqual(t, l.Token, again.Token)
+	require.ErrorIs(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePending, Next: due}, nil), reconcile.ErrLeaseLost, "fenced out")
+	require.NoError(t, st.Commit(ctx, again, reconcile.Update{State: reconcile.StatePending, Next: due.Add(time.Hour), Checked: true}, nil))
+	got, err := st.Lookup(ctx, o.ID)
+	require.NoError(t, err)
+	assert.True(t, due.Add(time.Hour).Equal(got.Next))
+	assert.Equal(t, 1, got.Checks)
+
+	// An order leased before its due time, whose lease expired, is not
+	// due before its due time.
+	early := order(2)
+	require.NoError(t, st.Track(ctx, early, due))
+	_, err = st.LeaseOrder(ctx, early.ID, T0, time.Minute)
+	require.NoError(t, err)
+	ls, err = st.Lease(ctx, T0.Add(2*time.Minute), 10, time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, ls, "not due yet")
+	next, ok, err := st.NextDue(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.True(t, due.Equal(next), "next due %v", next)
+	ls, err = st.Lease(ctx, due, 10, time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, []string{early.ID}, ids(ls))
+}
+
+func testLeaseOrderDone(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	// Final.
+	paid := order(1)
+	l := leaseOne(t, st, paid, T0, T0)
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(paid, T0), Checked: true}, func(context.Context) error { return nil }))
+	_, err := st.LeaseOrder(ctx, paid.ID, T0.Add(time.Hour), time.Minute)
+	require.ErrorIs(t, err, reconcile.ErrOrderDone)
+	// The late window over, not final.
+	ended := order(2)
+	l = leaseOne(t, st, ended, T0, T0)
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StateExpired}, nil))
+	_, err = st.LeaseOrder(ctx, ended.ID, T0.Add(time.Hour), time.Minute)
+	require.ErrorIs(t, err, reconcile.ErrOrderDone)
+	// Untracked.
+	gone := order(3)
+	require.NoError(t, st.Track(ctx, gone, T0))
+	require.NoError(t, st.Untrack(ctx, gone.ID))
+	_, err = st.LeaseOrder(ctx, gone.ID, T0.Add(time.Hour), time.Minute)
+	require.ErrorIs(t, err, reconcile.ErrOrderDone)
+}
+
+func testExtend(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	require.NoError(t, st.Track(ctx, order(1), T0))
+	ls, err := st.Lease(ctx, T0, 1, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 1)
+	require.NoError(t, st.Extend(ctx, ls[0], T0.Add(50*time.Second), time.Minute))
+	got, err := st.Lease(ctx, T0.Add(90*time.Second), 1, time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, got, "renewed: held until 110 s")
+	got, err = st.Lease(ctx, T0.Add(111*time.Second), 1, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, got, 1, "the renewed lease expires too")
+	require.ErrorIs(t, st.Extend(ctx, ls[0], T0.Add(112*time.Second), time.Minute), reconcile.ErrLeaseLost)
+	require.NoError(t, st.Extend(ctx, got[0], T0.Add(112*time.Second), time.Minute))
+}
+
+func testCommitMany(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, st.Track(ctx, order(i), T0))
+	}
+	ls, err := st.Lease(ctx, T0, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 3)
+	// The second order's lease expires and another sweeper takes it.
+	taken, err := st.LeaseOrder(ctx, order(2).ID, T0.Add(2*time.Minute), time.Hour)
+	require.NoError(t, err)
+	next := T0.Add(time.Hour)
+	var cs []reconcile.Outcome
+	for i, l := range ls {
+		cs = append(cs, reconcile.Outcome{Lease: l, Update: reconcile.Update{State: reconcile.StateExpired, Next: next.Add(time.Duration(i) * time.Second), Checked: true, Failures: i}})
+	}
+	errs, err := st.CommitMany(ctx, cs)
+	require.NoError(t, err)
+	require.Len(t, errs, 3)
+	assert.NoError(t, errs[0])
+	assert.ErrorIs(t, errs[1], reconcile.ErrLeaseLost)
+	assert.NoError(t, errs[2])
+	for i, want := range []reconcile.State{reconcile.StateExpired, reconcile.StatePending, reconcile.StateExpired} {
+		got, err := st.Lookup(ctx, order(i+1).ID)
+		require.NoError(t, err)
+		assert.Equal(t, want, got.State, order(i+1).ID)
+		if i != 1 {
+			assert.Equal(t, 1, got.Checks)
+			assert.Equal(t, i, got.Failures)
+			assert.True(t, next.Add(time.Duration(i)*time.Second).Equal(got.Next))
+		}
+	}
+	require.NoError(t, st.Commit(ctx, taken, reconcile.Update{State: reconcile.StateFailed, Next: next}, nil), "the other sweeper's lease stands")
+	errs, err = st.CommitMany(ctx, cs[:1])
+	require.NoError(t, err)
+	assert.ErrorIs(t, errs[0], reconcile.ErrLeaseLost, "a lease ends with its commit")
+	errs, err = st.CommitMany(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, errs)
+}
+
+func testLookupListCounts(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	_, err := st.Lookup(ctx, "ord-none")
+	require.ErrorIs(t, err, reconcile.ErrNotTracked)
+	var os []reconcile.Order
+	for i := 1; i <= 4; i++ {
+		o := order(i)
+		o.Created = T0.Add(time.Duration(i) * time.Minute)
+		os = append(os, o)
+		require.NoError(t, st.Track(ctx, o, T0))
+	}
+	// 1 paid, 2 failed, 3 pending, 4 untracked.
+	l, err := st.LeaseOrder(ctx, os[0].ID, T0, time.Minute)
+	require.NoError(t, err)
+	ev := paidEvent(os[0], T0.Add(2*time.Minute))
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: ev, Checked: true}, func(context.Context) error { return nil }))
+	l, err = st.LeaseOrder(ctx, os[1].ID, T0, time.Minute)
+	require.NoError(t, err)
+	failed := &reconcile.Event{Order: os[1], Result: reconcile.Failed, At: T0.Add(3 * time.Minute),
+		Status: &upicollect.PaymentStatus{OrderID: os[1].ID, TxnStatus: upicollect.TxnFail}}
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StateFailed, Event: failed, Next: T0.Add(time.Hour), Checked: true}, func(context.Context) error { return nil }))
+	require.NoError(t, st.Untrack(ctx, os[3].ID))
+
+	got, err := st.Lookup(ctx, os[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, os[0].ID, got.Order.ID)
+	assert.Equal(t, os[0].Amount, got.Order.Amount)
+	assert.True(t, os[0].Created.Equal(got.Order.Created))
+	assert.Equal(t, reconcile.StatePaid, got.State)
+	assert.Equal(t, 1, got.Checks)
+	assert.True(t, got.Next.IsZero())
+	require.Len(t, got.Events, 1)
+	e := got.Events[0]
+	assert.Equal(t, reconcile.Paid, e.Result)
+	assert.Equal(t, os[0].ID, e.Order.ID)
+	assert.True(t, ev.At.Equal(e.At))
+	require.NotNil(t, e.Status)
+	assert.Equal(t, os[0].ID, e.Status.OrderID)
+	assert.Equal(t, upicollect.TxnSuccess, e.Status.TxnStatus)
+	assert.Equal(t, os[0].Amount, e.Status.Amount)
+	assert.Equal(t, "412345678901", e.Status.UTR)
+	assert.False(t, got.Updated.IsZero())
+
+	got, err = st.Lookup(ctx, os[3].ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.StateUntracked, got.State)
+
+	all, err := st.List(ctx, reconcile.ListQuery{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ord-0004", "ord-0003", "ord-0002", "ord-0001"}, stateIDs(all), "newest created first")
+	require.Len(t, all[2].Events, 1)
+	assert.Equal(t, reconcile.Failed, all[2].Events[0].Result)
+	some, err := st.List(ctx, reconcile.ListQuery{States: []reconcile.State{reconcile.StatePaid, reconcile.StatePending}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ord-0003", "ord-0001"}, stateIDs(some))
+
+	counts, err := st.Counts(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, map[reconcile.State]int{reconcile.StatePaid: 1, reconcile.StateFailed: 1, reconcile.StatePending: 1, reconcile.StateUntracked: 1}, nonZero(counts))
+}
+
+func stateIDs(ss []reconcile.OrderState) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.Order.ID
+	}
+	return out
+}
+
+func nonZero(m map[reconcile.State]int) map[reconcile.State]int {
+	out := map[reconcile.State]int{}
+	for k, v := range m {
+		if v != 0 {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func testListPages(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	for i := 1; i <= 5; i++ {
+		require.NoError(t, st.Track(ctx, order(i), T0)) // one creation time: by id, greater first
+	}
+	var pages [][]string
+	before := ""
+	for range 4 {
+		page, err := st.List(ctx, reconcile.ListQuery{Limit: 2, Before: before})
+		require.NoError(t, err)
+		if len(page) == 0 {
+			break
+		}
+		pages = append(pages, stateIDs(page))
+		before = page[len(page)-1].Order.ID
+	}
+	assert.Equal(t, [][]string{{"ord-0005", "ord-0004"}, {"ord-0003", "ord-0002"}, {"ord-0001"}}, pages)
+}
+
+func testUntrack(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	require.ErrorIs(t, st.Untrack(ctx, "ord-none"), reconcile.ErrNotTracked)
+	o := order(1)
+	require.NoError(t, st.Track(ctx, o, T0))
+	ls, err := st.Lease(ctx, T0, 1, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 1)
+	require.NoError(t, st.Untrack(ctx, o.ID))
+	require.ErrorIs(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(o, T0)}, func(context.Context) error {
+		t.Error("delivered after Untrack")
+		return nil
+	}), reconcile.ErrLeaseLost, "a check under way when Untrack came is dropped")
+	got, err := st.Lease(ctx, T0.Add(1000*time.Hour), 10, time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	_, ok, err := st.NextDue(ctx)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	s, err := st.Lookup(ctx, o.ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.StateUntracked, s.State)
+	assert.Empty(t, s.Events)
+	require.NoError(t, st.Untrack(ctx, o.ID), "twice")
+	require.NoError(t, st.Track(ctx, o, T0), "tracking it again is a no-op")
+	s, err = st.Lookup(ctx, o.ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.StateUntracked, s.State)
+
+	// A final order stays final.
+	paid := order(2)
+	l := leaseOne(t, st, paid, T0, T0)
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(paid, T0)}, func(context.Context) error { return nil }))
+	require.NoError(t, st.Untrack(ctx, paid.ID))
+	s, err = st.Lookup(ctx, paid.ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.StatePaid, s.State)
+	assert.Len(t, s.Events, 1)
+}
+
+// testUntrackWaits untracks an order while its event is being delivered:
+// Untrack returns after the delivery ends, and the order is then not
+// leased again.
+func testUntrackWaits(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	o := order(1)
+	l := leaseOne(t, st, o, T0, T0)
+	started, release := make(chan struct{}), make(chan struct{})
+	var delivering atomic.Bool
+	committed := make(chan error, 1)
+	go func() {
+		committed <- st.Commit(ctx, l, reconcile.Update{State: reconcile.StateFailed, Next: T0.Add(time.Hour),
+			Event: &reconcile.Event{Order: o, Result: reconcile.Failed, At: T0}}, func(context.Context) error {
+			delivering.Store(true)
+			close(started)
+			<-release
+			delivering.Store(false)
+			return nil
+		})
+	}()
+	<-started
+	untracked := make(chan bool, 1)
+	go func() {
+		err := st.Untrack(ctx, o.ID)
+		assert.NoError(t, err)
+		untracked <- delivering.Load()
+	}()
+	select {
+	case <-untracked:
+		t.Fatal("Untrack returned while the event was being delivered")
+	default:
+	}
+	close(release)
+	require.NoError(t, <-committed)
+	select {
+	case during := <-untracked:
+		assert.False(t, during, "Untrack returned during the delivery")
+	case <-ctx.Done():
+		t.Fatal("Untrack never returned")
+	}
+	s, err := st.Lookup(ctx, o.ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.StateUntracked, s.State)
+	assert.Len(t, s.Events, 1, "the delivery under way finished and was recorded")
+	ls, err := st.Lease(ctx, T0.Add(1000*time.Hour), 10, time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, ls)
+}
+
+func testPrune(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, st.Track(ctx, order(i), T0))
+	}
+	l, err := st.LeaseOrder(ctx, order(1).ID, T0, time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(order(1), T0)}, func(context.Context) error { return nil }))
+	l, err = st.LeaseOrder(ctx, order(2).ID, T0, time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StateExpired}, nil))
+	ref, ok, err := st.Now(ctx)
+	require.NoError(t, err)
+	if !ok {
+		ref = time.Now()
+	}
+	n, err := st.Prune(ctx, ref.Add(-time.Hour))
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing finished an hour before")
+	n, err = st.Prune(ctx, ref.Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "the finished orders")
+	for _, id := range []string{order(1).ID, order(2).ID} {
+		_, err := st.Lookup(ctx, id)
+		require.ErrorIs(t, err, reconcile.ErrNotTracked, id)
+	}
+	s, err := st.Lookup(ctx, order(3).ID)
+	require.NoError(t, err, "an order still checked is kept")
+	assert.Equal(t, reconcile.StatePending, s.State)
+}
+
+// testConfirmRacingSweepers runs sweepers' loops (Lease) and confirmers
+// (LeaseOrder, as Sweeper.Confirm does) on one store at once, each
+// committing the order's event: every order's event is delivered once.
+func testConfirmRacingSweepers(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	const orders = 120
+	for i := range orders {
+		require.NoError(t, st.Track(ctx, order(i), T0))
+	}
+	var (
+		mu        sync.Mutex
+		delivered = map[string]int{}
+		tick      atomic.Int64
+		done      atomic.Int64
+	)
+	commit := func(l reconcile.Lease, now time.Time) error {
+		err := st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(l.Order, now)}, func(context.Context) error {
+			mu.Lock()
+			delivered[l.Order.ID]++
+			mu.Unlock()
+			return nil
+		})
+		if err == nil {
+			done.Add(1)
+		}
+		if errors.Is(err, reconcile.ErrLeaseLost) {
+			return nil
+		}
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 3 { // sweepers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil && done.Load() < orders {
+				now := T0.Add(time.Duration(tick.Add(1)) * time.Second)
+				ls, err := st.Lease(ctx, now, 5, 2*time.Second)
+				if err != nil {
+					errs <- err
+					return
+				}
+				for _, l := range ls {
+					if err := commit(l, now); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	for c := range 3 { // confirmers, each over every order from its own start
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil && done.Load() < orders; i++ {
+				now := T0.Add(time.Duration(tick.Add(1)) * time.Second)
+				l, err := st.LeaseOrder(ctx, order((c*40+i)%orders).ID, now, 2*time.Second)
+				switch {
+				case errors.Is(err, reconcile.ErrLeaseHeld), errors.Is(err, reconcile.ErrOrderDone):
+					continue
+				case err != nil:
+					errs <- err
+					return
+				}
+				if err := commit(l, now); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.NoError(t, ctx.Err(), "the racers did not finish")
+	require.Len(t, delivered, orders)
+	twice := 0
+	for _, n := range delivered {
+		if n != 1 {
+			twice++
+		}
+	}
+	t.Logf("confirm racing sweepers: %d orders, %d delivered twice", orders, twice)
+	assert.Zero(t, twice)
 }
