@@ -10,6 +10,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -eq 0 ]; then
-	set -- ./internal/retry ./internal/wire ./internal/upi ./internal/redact ./internal/rawhttp ./internal/vocab .
+	set -- ./internal/retry ./internal/wire ./internal/upi ./internal/redact ./internal/rawhttp ./internal/vocab ./reconcile .
 fi
 go run ./.ci/mutants -workers "${WORKERS:-2}" "$@"

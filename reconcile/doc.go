@@ -38,8 +38,8 @@
 //
 // Exactly once: an event and the order's new state are recorded together,
 // and the handler runs before that record is committed. A handler error or
-// panic undoes it: the order stays due and the event comes again at the
-// next step. With a database Store (the reconcile/sqlstore module), the
+// panic undoes it: the order keeps its state and the event comes again
+// after a backoff. With a database Store (the reconcile/sqlstore module), the
 // handler runs inside the transaction that records the event, so writes it
 // makes to that database through the transaction commit with the event, or
 // not at all, and several sweepers in several processes can share the
@@ -49,4 +49,48 @@
 // service) can happen twice if the process dies between the handler's
 // return and the commit: make such effects idempotent, keyed by order id and
 // Result.
+//
+// # One ledger
+//
+// Every path that learns an outcome goes through the Store's lease and
+// record: Step (the sweepers, Run), Confirm (the payer's return page, a
+// script) and any other sweeper sharing the store. An order is leased to one
+// of them at a time, a check's outcome is recorded only under the lease it
+// was made under (a fencing token), and an event is recorded with the state
+// change it follows, so each event reaches the Handler once, whoever learns
+// it first. Confirm waits for a lease another sweeper holds instead of
+// checking beside it. Track before the order is created at the service
+// (with a database store, TrackTx in the transaction that writes the
+// merchant's order row), so that no created order goes unreconciled.
+//
+// # Failures and time
+//
+// A failed check, a SUCCESS that does not name its order, and a failed
+// handler are tried again after a backoff: the step interval doubled with
+// every failure in a row, at most WithMaxBackoff, or the order's next
+// scheduled check when that is sooner. An order in backoff is not due, so
+// due orders are never crowded out by failing ones. The last check of the
+// late window is made five times when it fails, then tracking ends with
+// ReasonChecksFailed and a warning. The windows are judged on the time a
+// Step is given, or on the store's clock when it keeps one and that is
+// earlier (Store.Now), so a sweeper whose clock runs ahead expires and ends
+// nothing early; Run and Confirm step on the store's clock. An order whose
+// check at a time past its late window was not its last scheduled check
+// gets that last check before its tracking ends. A handler's context ends
+// after WithHandlerTimeout (half the lease TTL), and the lease is renewed
+// before each delivery; the store holds the order for the whole delivery,
+// so a handler slower than the lease still delivers once.
+//
+// # Transactions
+//
+// Only a database Store gives the handler a transaction (sqlstore.Tx(ctx) in
+// the reconcile/sqlstore module; it is nil under the memory store, which has
+// none). On SQLite the event's transaction holds the database's only write
+// lock while the handler runs: a write the handler makes through the
+// *sql.DB itself, or through another connection to the same file, instead
+// of through sqlstore.Tx(ctx), waits for that lock, which is released only
+// when the handler returns, so it blocks until SQLite's busy timeout and
+// fails. Reads through the *sql.DB do not block in WAL mode; writes to
+// another database do not block. On PostgreSQL only writes to the event's
+// rows (the ledger's own tables) from outside the transaction block.
 package reconcile

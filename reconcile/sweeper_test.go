@@ -373,6 +373,9 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"zero batch", []reconcile.Option{reconcile.WithBatchSize(0)}, "batch size"},
 		{"zero lease", []reconcile.Option{reconcile.WithLeaseTTL(0)}, "lease TTL"},
 		{"nil clock", []reconcile.Option{reconcile.WithClock(nil)}, "nil clock"},
+		{"zero max backoff", []reconcile.Option{reconcile.WithMaxBackoff(0)}, "max backoff"},
+		{"negative handler timeout", []reconcile.Option{reconcile.WithHandlerTimeout(-time.Second)}, "handler timeout"},
+		{"zero step interval", []reconcile.Option{reconcile.WithStepInterval(0)}, "step interval"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := reconcile.New(e.client, st, h, tc.opts...)

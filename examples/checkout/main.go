@@ -3,10 +3,12 @@
 // service's hosted checkout page (CreateOrderRequest, the flow the vendor's
 // own shop plugins use), or, as the second choice, creates a payment intent
 // and shows its QR code on the shop's page; and a return page that
-// confirms the payment with the status check, compares the amount paid with
-// the order's, and credits the order once only, however often the
-// customer's browser comes back. An order the service does not know (yet)
-// is shown as "no payment has reached us", never as a payment in progress.
+// confirms the payment through the ledger (reconcile.Sweeper.Confirm). A
+// sweeper runs beside the shop for the payers who never come back, and one
+// handler credits each order once only, whichever of the return page and
+// the sweeper learns the payment first, however often the customer's
+// browser comes back. An order the service does not know (yet) is shown as
+// "no payment has reached us", never as a payment in progress.
 //
 //	go run ./examples/checkout            # against an embedded sandbox
 //	open http://127.0.0.1:8080/
@@ -50,8 +52,14 @@ func serve(ctx context.Context, addr string) error {
 	if err != nil {
 		return err
 	}
-	s := newShop(client, "http://"+ln.Addr().String(), sandboxURL)
+	s, err := newShop(client, "http://"+ln.Addr().String(), sandboxURL)
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
+	// The sweeper beside the shop: it checks every tracked order on its
+	// schedule until it is final, and delivers through the same handler.
+	go func() { _ = s.sweeper.Run(ctx) }()
 	go func() {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -19,11 +19,14 @@ type order struct {
 // flips Credited under a lock and reports whether this call did it, like
 // UPDATE orders SET credited = true WHERE id = $1 AND NOT credited.
 type orderBook struct {
-	mu     sync.Mutex
-	orders map[string]*order
+	mu      sync.Mutex
+	orders  map[string]*order
+	credits map[string]int // credit calls by order, for tests
 }
 
-func newOrderBook() *orderBook { return &orderBook{orders: make(map[string]*order)} }
+func newOrderBook() *orderBook {
+	return &orderBook{orders: make(map[string]*order), credits: make(map[string]int)}
+}
 
 func (b *orderBook) add(id string, amount upicollect.Money) {
 	b.mu.Lock()
@@ -53,6 +56,7 @@ func (b *orderBook) get(id string) (order, bool) {
 func (b *orderBook) credit(id, utr string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.credits[id]++
 	o, ok := b.orders[id]
 	if !ok || o.Credited {
 		return false
@@ -72,4 +76,12 @@ func (b *orderBook) credited() int {
 		}
 	}
 	return n
+}
+
+// creditCalls is how many times credit was called for id, for tests: the
+// ledger's handler calls it once per payment.
+func (b *orderBook) creditCalls(id string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.credits[id]
 }

@@ -33,15 +33,11 @@ var (
 <p>No payment for order <code>{{.Order.ID}}</code> has reached us yet. If you have just paid, it can take a minute to arrive: <a href="">refresh this page</a>.</p>
 {{if .PayAgain}}<p>Not paid yet? <a href="{{.PayAgain}}">Go to the payment page</a>.</p>{{end}}`)
 
-	pendingPage = page(`<h1>Waiting for your payment</h1><p>Your payment for order <code>{{.Order.ID}}</code> is being processed by your bank.</p>
-<p><a href="">Refresh</a></p>`)
-
 	failedPage = page(`<h1>Payment not completed</h1><p>The payment for order <code>{{.Order.ID}}</code> did not go through ({{.Status.TxnStatus}}).
 If money left your account, check this page again later: a bank sometimes confirms a payment late, and it will then show here.</p>
 <p><a href="/">Start a new order</a></p>`)
 
-	paidPage = page(`<h1>Thank you!</h1><p>We received ₹{{.Status.Amount}} for order <code>{{.Order.ID}}</code> (UTR {{.Status.UTR}}).</p>
-{{if not .First}}<p>This order was already confirmed.</p>{{end}}`)
+	paidPage = page(`<h1>Thank you!</h1><p>We received ₹{{.Status.Amount}} for order <code>{{.Order.ID}}</code> (UTR {{.Status.UTR}}).</p>`)
 
 	errorPage = page(`<h1>Sorry</h1><p>{{.Message}}</p>`)
 )

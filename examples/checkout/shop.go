@@ -1,29 +1,59 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"html/template"
 	"log"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/reconcile"
 )
 
 // price is the one product's price.
 var price = upicollect.Rupees(499)
 
-// shop is the merchant's backend: its orders and the SDK client.
+// shop is the merchant's backend: its orders, the SDK client and the
+// ledger's sweeper, which learns every order's outcome (on the return page
+// through Confirm, and on its schedule through Run) and credits through
+// one handler, once.
 type shop struct {
 	client     *upicollect.Client
+	store      reconcile.Store
+	sweeper    *reconcile.Sweeper
 	baseURL    string // where customers reach the shop, for redirect_url
 	sandboxURL string // the sandbox's base URL in the demo, "" against the real service
 	orders     *orderBook
 }
 
-func newShop(c *upicollect.Client, baseURL, sandboxURL string) *shop {
-	return &shop{client: c, baseURL: baseURL, sandboxURL: sandboxURL, orders: newOrderBook()}
+// newShop returns the shop. Its ledger is in memory, as its orders are: a
+// real shop keeps both in its database (reconcile/sqlstore) and tracks each
+// order with Sweeper.TrackTx in the transaction that writes the order row.
+func newShop(c *upicollect.Client, baseURL, sandboxURL string, opts ...reconcile.Option) (*shop, error) {
+	s := &shop{client: c, store: reconcile.NewMemoryStore(), baseURL: baseURL, sandboxURL: sandboxURL, orders: newOrderBook()}
+	sw, err := reconcile.New(c, s.store, s.handle, opts...)
+	if err != nil {
+		return nil, err
+	}
+	s.sweeper = sw
+	return s, nil
+}
+
+// handle is where every outcome of every order arrives, once: the only
+// place the shop credits an order.
+func (s *shop) handle(_ context.Context, e reconcile.Event) error {
+	switch e.Result {
+	case reconcile.Paid, reconcile.LatePaid:
+		s.orders.credit(e.Order.ID, e.Status.UTR)
+	case reconcile.Mismatch:
+		log.Printf("order %s: paid %s, expected %s: not credited; refund or collect the rest", e.Order.ID, e.Status.Amount, e.Order.Amount)
+	}
+	return nil
 }
 
 func (s *shop) routes() http.Handler {
@@ -39,13 +69,19 @@ func (s *shop) product(w http.ResponseWriter, _ *http.Request) {
 	render(w, http.StatusOK, productPage, map[string]any{"Price": price})
 }
 
-// newOrder records a new order before anything is sent: our own order id
-// makes the create safe to retry, and lets the return page check the order
-// whatever happens to the create.
-func (s *shop) newOrder() string {
+// newOrder records a new order and tracks it before anything is sent: our
+// own order id makes the create safe to retry, lets the return page check
+// the order whatever happens to the create, and a crash after this leaves
+// an order the sweeper checks (and reports Expired), never one nobody
+// checks. With a database, write the order row and call Sweeper.TrackTx
+// in one transaction.
+func (s *shop) newOrder(ctx context.Context) (string, error) {
 	orderID := upicollect.NewOrderID()
 	s.orders.add(orderID, price)
-	return orderID
+	if err := s.sweeper.Track(ctx, reconcile.Order{ID: orderID, Amount: price, Created: time.Now()}); err != nil {
+		return "", fmt.Errorf("tracking order %s: %w", orderID, err)
+	}
+	return orderID, nil
 }
 
 // returnURL is where the service sends the payer back, exactly as given: it
@@ -62,7 +98,10 @@ func customer(r *http.Request) upicollect.Customer {
 // where they choose a UPI app or scan a QR code, and from where they come
 // back to confirm.
 func (s *shop) hostedCheckout(w http.ResponseWriter, r *http.Request) {
-	orderID := s.newOrder()
+	orderID, err := s.newOrder(r.Context())
+	if createFailed(w, orderID, err) {
+		return
+	}
 	or, err := s.client.CreateOrderRequest(r.Context(), &upicollect.OrderRequestParams{
 		Amount:      price,
 		OrderID:     orderID,
@@ -99,7 +138,10 @@ func createFailed(w http.ResponseWriter, orderID string, err error) bool {
 // intentCheckout shows the payment on the shop's own page instead: the
 // intent's QR code and UPI link.
 func (s *shop) intentCheckout(w http.ResponseWriter, r *http.Request) {
-	orderID := s.newOrder()
+	orderID, err := s.newOrder(r.Context())
+	if createFailed(w, orderID, err) {
+		return
+	}
 	params := &upicollect.IntentParams{
 		Amount:      price,
 		OrderID:     orderID,
@@ -132,42 +174,45 @@ func (s *shop) intentCheckout(w http.ResponseWriter, r *http.Request) {
 }
 
 // confirm is where the customer comes back. The redirect proves nothing by
-// itself: the status check decides, the amount paid must be the order's,
-// and the order is credited once only. What the payer reads never claims
-// more than the service said: an order it does not know (yet) has no
+// itself: Sweeper.Confirm checks the order now, under the ledger's lease,
+// and the handler credits it if it is paid for the order's amount (once,
+// whichever of the return pages and the sweeper learns it first). The page
+// shows the ledger's state after the check. What the payer reads never
+// claims more than the service said: an order with no payment has no
 // payment "in progress".
 func (s *shop) confirm(w http.ResponseWriter, r *http.Request) {
 	orderID := r.URL.Query().Get("ref") // our reference, put in redirect_url at checkout
-	o, ok := s.orders.get(orderID)
-	if !ok {
+	if _, ok := s.orders.get(orderID); !ok {
 		render(w, http.StatusNotFound, errorPage, map[string]any{"Message": "No such order."})
 		return
 	}
-	st, err := s.client.CheckPaymentStatus(r.Context(), orderID)
+	st, err := s.sweeper.Confirm(r.Context(), orderID)
 	if err != nil {
 		log.Printf("confirm %s: %v", orderID, err)
 		render(w, http.StatusBadGateway, errorPage, map[string]any{"Message": "Could not confirm the payment yet; refresh in a moment."})
 		return
 	}
-	data := map[string]any{"Order": o, "Status": st}
+	o, _ := s.orders.get(orderID) // after the check: credited by the handler
+	data := map[string]any{"Order": o}
+	if n := len(st.Events); n > 0 {
+		data["Status"] = st.Events[n-1].Status
+	}
 	if o.PaymentURL != "" {
 		data["PayAgain"] = template.URL(o.PaymentURL) // an http(s) URL, checked by the SDK
 	}
-	switch {
-	case st.NotFound:
-		// Nothing has reached the service for this order: the payer has not
-		// paid (or the bank has not told the service yet).
-		render(w, http.StatusOK, notFoundPage, data)
-	case !st.TxnStatus.Terminal():
-		render(w, http.StatusOK, pendingPage, data)
-	case !st.Paid():
-		render(w, http.StatusOK, failedPage, data)
-	case st.Amount != o.Amount:
-		log.Printf("confirm %s: paid %s, expected %s: not credited", orderID, st.Amount, o.Amount)
-		render(w, http.StatusConflict, errorPage, map[string]any{"Message": "The amount paid does not match the order."})
-	default:
-		data["First"] = s.orders.credit(orderID, st.UTR)
+	switch st.State {
+	case reconcile.StatePaid, reconcile.StateLatePaid:
 		render(w, http.StatusOK, paidPage, data)
+	case reconcile.StateFailed:
+		render(w, http.StatusOK, failedPage, data)
+	case reconcile.StateMismatch:
+		render(w, http.StatusConflict, errorPage, map[string]any{"Message": "The amount paid does not match the order."})
+	case reconcile.StateUntracked:
+		render(w, http.StatusGone, errorPage, map[string]any{"Message": "This order was cancelled."})
+	default:
+		// Pending or expired: nothing has reached the service for this
+		// order, or the bank has not told it yet.
+		render(w, http.StatusOK, notFoundPage, data)
 	}
 }
 
