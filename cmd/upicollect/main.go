@@ -5,8 +5,8 @@
 //
 //	upicollect <command> [flags] [arguments]
 //
-// Commands: intent, request, order, link, status, wait, qr, sandbox, version and
-// completion; `upicollect help exit-codes` and `upicollect help environment`
+// Commands: intent, request, order, link, status, wait, qr, reconcile (run,
+// track, show, list, serve), sandbox, version and completion; `upicollect help exit-codes` and `upicollect help environment`
 // describe the exit codes and the environment. Run `upicollect help` for the
 // list and `upicollect <command> --help` for a command's flags and an
 // example.
