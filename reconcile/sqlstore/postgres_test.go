@@ -104,8 +104,7 @@ func (s *pgServer) run(ctx context.Context, name string, args ...string) error {
 }
 
 // startPostgres initialises a cluster in a new temporary directory and
-// starts it on a free loopback port, without durability (a test's data
-// lives as long as the test).
+// starts it on a free loopback port, durable as PostgreSQL is by default.
 func startPostgres() (*pgServer, error) {
 	bin, err := pgBinDir()
 	if err != nil {
@@ -134,7 +133,10 @@ func startPostgres() (*pgServer, error) {
 	if err := s.run(ctx, "initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-locale"); err != nil {
 		return nil, err
 	}
-	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", s.port, dir)
+	// PostgreSQL's durable defaults (fsync, synchronous_commit and
+	// full_page_writes on): the crash tests count on a commit that
+	// returned being a commit.
+	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=on -c synchronous_commit=on -c full_page_writes=on -c max_connections=200", s.port, dir)
 	if err := s.run(ctx, "pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start"); err != nil {
 		return nil, err
 	}
@@ -148,6 +150,9 @@ func (s *pgServer) stop() {
 	_ = s.run(ctx, "pg_ctl", "-D", filepath.Join(s.dir, "data"), "-m", "immediate", "-w", "stop")
 	_ = os.RemoveAll(s.dir)
 }
+
+// addr is the server's TCP address.
+func (s *pgServer) addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
 
 // dsn is the address of database name on s.
 func (s *pgServer) dsn(name string) string {

@@ -1,25 +1,70 @@
 // Package sqlstore is a reconcile.Store on database/sql, for PostgreSQL and
-// SQLite: several sweepers, in several processes, share one database, and a
-// merchant's own writes commit with the events they handle.
+// SQLite: several sweepers, in several processes, share one database as one
+// ledger; a merchant's order row and its tracking commit together
+// (TrackTx), and a merchant's writes commit with the events they handle
+// (Tx).
 //
-// The store keeps two tables, created by New when missing:
+// # Tables
 //
-//	upicollect_reconcile_orders  one row per tracked order: order_id, amount_paise,
-//	                             created_ns, state, due_ns (NULL when done),
-//	                             lease_token, lease_until_ns (times in Unix ns)
-//	upicollect_reconcile_events  one row per event: order_id, result (the
-//	                             primary key: never twice), at_ns, txn_status,
-//	                             paid_paise, utr, reason
+// The store keeps three tables, brought to the current schema by New (see
+// Migrate):
 //
-// A step leases due orders with one UPDATE (on PostgreSQL over SELECT … FOR
-// UPDATE SKIP LOCKED, so concurrent sweepers take different orders; on
-// SQLite under the database's write lock). An event is recorded in one
-// transaction with its order's new state, and the Handler runs inside it:
-// Tx gives the handler that transaction, so a credit written through it
-// commits with the event or not at all. A handler's error rolls both back;
-// the event comes again at the next step. A sweeper killed mid-step loses
-// nothing: its transaction rolls back, and its leases expire (after
-// reconcile.WithLeaseTTL) so that another sweeper takes its orders.
+//	upicollect_reconcile_orders      one row per tracked order: order_id, amount_paise,
+//	                                 created_ns, state, due_ns (NULL: no further check),
+//	                                 lease_token, lease_until_ns, checks, failures,
+//	                                 updated_ns, reason
+//	upicollect_reconcile_events      one row per event: order_id, result (the primary
+//	                                 key: never twice), at_ns, txn_status, paid_paise,
+//	                                 utr, reason
+//	upicollect_reconcile_migrations  one row per schema migration applied
+//
+// Times are Unix nanoseconds. due_ns and at_ns are the sweepers' times (the
+// now given to Step); lease_until_ns and updated_ns are the store's: on
+// PostgreSQL the database's clock (clock_timestamp()), on SQLite this
+// process's clock, unless New was given WithClock. A lease therefore
+// expires at the same moment for every sweeper, whatever their clocks say.
+//
+// # Steps
+//
+// A step leases due orders with one UPDATE (on PostgreSQL over SELECT …
+// FOR UPDATE SKIP LOCKED, so concurrent sweepers take different orders; on
+// SQLite under the database's write lock), and records the outcomes that
+// carry no event with one statement per batch (CommitMany: on PostgreSQL
+// an UPDATE … FROM unnest(arrays), on SQLite one transaction). An event is
+// recorded in a transaction of its own with its order's new state, and
+// the Handler runs inside it: Tx gives the handler that transaction, so a
+// credit written through it commits with the event or not at all. The
+// order's row is locked from the transaction's first statement to its
+// end: no other sweeper, Confirm or Untrack gets the order meanwhile,
+// however long the handler takes. A handler's error rolls both back and
+// records the sweeper's retry time instead; the event comes again. A
+// sweeper killed mid-step loses nothing: its transaction rolls back, and
+// its leases expire on the store's clock so that another sweeper takes its
+// orders.
+//
+// Every database call the store makes is bounded by WithStatementTimeout
+// (10 s unless set): a connection that stops answering costs one call,
+// not minutes.
+//
+// # SQLite and the write lock
+//
+// SQLite has one writer at a time. While a Handler runs, its event's
+// transaction holds the database's write lock, so inside a Handler:
+//   - writes through Tx(ctx) proceed (they are that transaction's);
+//   - reads through the *sql.DB proceed (WAL: they see the data before
+//     the event's transaction);
+//   - every write through the *sql.DB — INSERT, UPDATE, DELETE, DDL, and
+//     the store's own Track, Untrack, Lease, Commit of another sweeper in
+//     the process — waits for the handler to return, up to the busy
+//     timeout, and then fails with SQLITE_BUSY. A handler that writes
+//     through the *sql.DB instead of Tx therefore blocks itself until the
+//     busy timeout and fails: write through Tx.
+//
+// On PostgreSQL only the event's order row is held: writes through the
+// *sql.DB to other rows proceed, and a write to the same order's store row
+// waits for the handler.
+//
+// # Drivers
 //
 // The store opens no database and imports no driver: open the *sql.DB with
 // github.com/jackc/pgx/v5/stdlib ("pgx") or modernc.org/sqlite ("sqlite").
@@ -31,15 +76,13 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -69,24 +112,71 @@ const (
 	EventsTable = "upicollect_reconcile_events"
 )
 
-// store is the reconcile.Store on db.
-type store struct {
-	db *sql.DB
-	d  Dialect
-	q  queries
+// DefaultStatementTimeout bounds each database call of a store not given
+// WithStatementTimeout.
+const DefaultStatementTimeout = 10 * time.Second
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	clock   func() time.Time
+	timeout time.Duration
 }
 
-// New returns a store on db, creating its tables when missing. It checks
-// the connection, and for SQLite that a busy timeout is set.
-func New(ctx context.Context, db *sql.DB, d Dialect) (reconcile.Store, error) {
+// WithClock makes now the store's clock: leases expire, and Now and
+// updated times read, on it instead of the database's clock (PostgreSQL)
+// or the process's (SQLite). For tests in a simulated time, and for
+// several processes that share such a clock; a nil now is ignored.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.clock = now
+		}
+	}
+}
+
+// WithStatementTimeout bounds every database call of the store (each
+// statement, and a transaction's begin and commit) by d; d <= 0 keeps
+// DefaultStatementTimeout. A Handler's own statements are not bounded by
+// it.
+func WithStatementTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
+// store is the reconcile.Store on db.
+type store struct {
+	db      *sql.DB
+	d       Dialect
+	q       queries
+	clock   func() time.Time // nil: the database's clock (PostgreSQL)
+	timeout time.Duration
+}
+
+// New returns a store on db, after bringing its tables to the current
+// schema (Migrate). It checks the connection, and for SQLite that a busy
+// timeout is set; a database whose schema is newer than this release
+// knows is refused (ErrSchemaTooNew).
+func New(ctx context.Context, db *sql.DB, d Dialect, opts ...Option) (reconcile.Store, error) {
 	if db == nil {
 		return nil, errors.New("sqlstore: New: nil *sql.DB")
 	}
 	if d != Postgres && d != SQLite {
 		return nil, fmt.Errorf("sqlstore: New: unknown dialect %v", d)
 	}
-	s := &store{db: db, d: d, q: newQueries(d)}
+	c := config{timeout: DefaultStatementTimeout}
+	for _, o := range opts {
+		o(&c)
+	}
+	s := &store{db: db, d: d, q: newQueries(d), clock: c.clock, timeout: c.timeout}
 	if d == SQLite {
+		if s.clock == nil {
+			s.clock = time.Now
+		}
 		var ms int
 		if err := db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&ms); err != nil {
 			return nil, fmt.Errorf("sqlstore: reading SQLite's busy timeout: %w", err)
@@ -95,95 +185,175 @@ func New(ctx context.Context, db *sql.DB, d Dialect) (reconcile.Store, error) {
 			return nil, errors.New(`sqlstore: SQLite without a busy timeout: sweepers would fail instead of waiting for the write lock; open it with "?_pragma=busy_timeout(10000)"`)
 		}
 	}
-	if err := s.migrate(ctx); err != nil {
-		return nil, fmt.Errorf("sqlstore: creating the tables: %w", err)
+	if _, _, err := Migrate(ctx, db, d); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// schema creates the tables and their indexes; types and syntax common to
-// both dialects.
-var schema = []string{
-	`CREATE TABLE IF NOT EXISTS ` + OrdersTable + ` (
-		order_id       TEXT PRIMARY KEY,
-		amount_paise   BIGINT NOT NULL,
-		created_ns     BIGINT NOT NULL,
-		state          TEXT NOT NULL,
-		due_ns         BIGINT,
-		lease_token    TEXT,
-		lease_until_ns BIGINT
-	)`,
-	`CREATE INDEX IF NOT EXISTS ` + OrdersTable + `_due ON ` + OrdersTable + ` (due_ns) WHERE due_ns IS NOT NULL`,
-	`CREATE INDEX IF NOT EXISTS ` + OrdersTable + `_lease ON ` + OrdersTable + ` (lease_until_ns) WHERE lease_token IS NOT NULL`,
-	`CREATE TABLE IF NOT EXISTS ` + EventsTable + ` (
-		order_id   TEXT NOT NULL,
-		result     TEXT NOT NULL,
-		at_ns      BIGINT NOT NULL,
-		txn_status TEXT NOT NULL,
-		paid_paise BIGINT NOT NULL,
-		utr        TEXT NOT NULL,
-		reason     TEXT NOT NULL,
-		PRIMARY KEY (order_id, result)
-	)`,
+// bound returns ctx bounded by the statement timeout.
+func (s *store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.timeout)
 }
 
-// migrate creates what is missing. On PostgreSQL, concurrent CREATE ... IF
-// NOT EXISTS can still collide, so sweepers starting together take turns
-// under an advisory lock.
-func (s *store) migrate(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+// clockArg is the store's time for a statement: the Go clock's, or NULL
+// on PostgreSQL without one (the statement then reads clock_timestamp()).
+func (s *store) clockArg() any {
+	if s.clock == nil {
+		return nil
+	}
+	return s.clock().UnixNano()
+}
+
+// exec runs one bounded statement.
+func (s *store) exec(ctx context.Context, e execer, query string, args ...any) (sql.Result, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	return e.ExecContext(ctx, query, args...)
+}
+
+// begin starts a transaction whose begin and commit are bounded: cancel
+// ends it (database/sql rolls it back, and a COMMIT under way returns).
+func (s *store) begin(ctx context.Context) (*sql.Tx, context.CancelFunc, error) {
+	txCtx, cancel := context.WithCancel(ctx)
+	t := time.AfterFunc(s.timeout, cancel)
+	tx, err := s.db.BeginTx(txCtx, nil)
+	if !t.Stop() || err != nil {
+		cancel()
+		if err == nil {
+			_ = tx.Rollback()
+			err = context.DeadlineExceeded
+		}
+		return nil, nil, err
+	}
+	return tx, cancel, nil
+}
+
+// commit commits tx within the statement timeout (cancel is begin's).
+func (s *store) commit(tx *sql.Tx, cancel context.CancelFunc) error {
+	t := time.AfterFunc(s.timeout, cancel)
+	err := tx.Commit()
+	if !t.Stop() && err == nil {
+		// committed just as the timer fired: the commit won.
+		return nil
+	}
+	return err
+}
+
+func (s *store) Now(ctx context.Context) (time.Time, bool, error) {
+	if s.clock != nil {
+		return s.clock().UTC(), true, nil
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	var ns int64
+	if err := s.db.QueryRowContext(ctx, `SELECT `+pgNow).Scan(&ns); err != nil {
+		return time.Time{}, false, fmt.Errorf("sqlstore: reading the database's clock: %w", err)
+	}
+	return time.Unix(0, ns).UTC(), true, nil
+}
+
+func (s *store) Track(ctx context.Context, o reconcile.Order, due time.Time) error {
+	return s.track(ctx, s.db, o, due)
+}
+
+func (s *store) TrackTx(ctx context.Context, tx *sql.Tx, o reconcile.Order, due time.Time) error {
+	if tx == nil {
+		return errors.New("sqlstore: TrackTx: nil *sql.Tx")
+	}
+	return s.track(ctx, tx, o, due)
+}
+
+// querier is what a statement runs on: the database or a transaction.
+type querier interface {
+	execer
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *store) track(ctx context.Context, q querier, o reconcile.Order, due time.Time) error {
+	res, err := s.exec(ctx, q, s.q.track, o.ID, o.Amount.Paise(), o.Created.UnixNano(), string(reconcile.StatePending), due.UnixNano(), s.clockArg())
+	if err != nil {
+		return fmt.Errorf("sqlstore: tracking %q: %w", o.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	// Tracked already: the same amount is the same order.
+	bctx, cancel := s.bound(ctx)
+	defer cancel()
+	var paise int64
+	if err := q.QueryRowContext(bctx, s.q.amount, o.ID).Scan(&paise); err != nil {
+		return fmt.Errorf("sqlstore: tracking %q: %w", o.ID, err)
+	}
+	if paise != o.Amount.Paise() {
+		return fmt.Errorf("sqlstore: tracking %q for %v: %w", o.ID, o.Amount, reconcile.ErrTrackedDifferently)
+	}
+	return nil
+}
+
+// newToken returns a random positive lease token.
+func newToken() (int64, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("sqlstore: lease token: %w", err)
+	}
+	return int64(binary.LittleEndian.Uint64(b[:])>>1) | 1, nil
+}
+
+// token reads a lease's token back; a token no lease of this store has
+// carried is 0 (it matches no row: the lease is lost).
+func token(l reconcile.Lease) int64 {
+	t, err := strconv.ParseInt(l.Token, 36, 64)
+	if err != nil {
+		return 0
+	}
+	return t
+}
+
+// formatToken is a token as a Lease carries it.
+func formatToken(t int64) string { return strconv.FormatInt(t, 36) }
+
+// nullTime is t in Unix ns, or NULL for the zero time.
+func nullTime(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
+}
+
+// nullString is s, or NULL for "".
+func nullString(s string) sql.NullString {
+	return sql.NullString{String: s, Valid: s != ""}
+}
+
+// fromNS is a time in Unix ns as a UTC time; zero for NULL.
+func fromNS(ns sql.NullInt64) time.Time {
+	if !ns.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, ns.Int64).UTC()
+}
+
+// execer runs a statement: the database or a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// leased runs an UPDATE that holds only under a lease, and reports
+// ErrLeaseLost when it changed nothing.
+func (s *store) leased(ctx context.Context, e execer, query string, args ...any) error {
+	res, err := s.exec(ctx, e, query, args...)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = tx.Rollback() }()
-	if s.d == Postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7312001)`); err != nil {
-			return err
-		}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
 	}
-	for _, stmt := range schema {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return err
-		}
+	if n != 1 {
+		return reconcile.ErrLeaseLost
 	}
-	return tx.Commit()
-}
-
-// queries are the statements in the dialect's placeholders.
-type queries struct {
-	track, lease, commit, release, unlease, event, nextDue, nextLease string
-}
-
-func newQueries(d Dialect) queries {
-	skipLocked := ""
-	if d == Postgres {
-		skipLocked = " FOR UPDATE SKIP LOCKED"
-	}
-	q := queries{
-		track: `INSERT INTO ` + OrdersTable + ` (order_id, amount_paise, created_ns, state, due_ns) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (order_id) DO NOTHING`,
-		lease: `UPDATE ` + OrdersTable + ` SET lease_token = ?, lease_until_ns = ?
-			WHERE order_id IN (SELECT order_id FROM ` + OrdersTable + `
-				WHERE due_ns IS NOT NULL AND due_ns <= ? AND (lease_token IS NULL OR lease_until_ns <= ?)
-				ORDER BY due_ns LIMIT ?` + skipLocked + `)
-			RETURNING order_id, amount_paise, created_ns, state, due_ns`,
-		commit: `UPDATE ` + OrdersTable + ` SET state = ?, due_ns = ?, lease_token = NULL, lease_until_ns = NULL
-			WHERE order_id = ? AND lease_token = ?`,
-		release: `UPDATE ` + OrdersTable + ` SET due_ns = ?, lease_token = NULL, lease_until_ns = NULL
-			WHERE order_id = ? AND lease_token = ?`,
-		unlease: `UPDATE ` + OrdersTable + ` SET lease_token = NULL, lease_until_ns = NULL
-			WHERE order_id = ? AND lease_token = ?`,
-		event: `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		nextDue:   `SELECT MIN(due_ns) FROM ` + OrdersTable + ` WHERE due_ns IS NOT NULL AND lease_token IS NULL`,
-		nextLease: `SELECT MIN(lease_until_ns) FROM ` + OrdersTable + ` WHERE lease_token IS NOT NULL AND due_ns IS NOT NULL`,
-	}
-	if d == Postgres {
-		for _, p := range []*string{&q.track, &q.lease, &q.commit, &q.release, &q.unlease, &q.event, &q.nextDue, &q.nextLease} {
-			*p = numbered(*p)
-		}
-	}
-	return q
+	return nil
 }
 
 // numbered rewrites ? placeholders as PostgreSQL's $1, $2, ... (the
@@ -202,172 +372,18 @@ func numbered(q string) string {
 	return b.String()
 }
 
-func (s *store) Track(ctx context.Context, o reconcile.Order, due time.Time) error {
-	_, err := s.db.ExecContext(ctx, s.q.track, o.ID, o.Amount.Paise(), o.Created.UnixNano(), string(reconcile.StatePending), due.UnixNano())
-	if err != nil {
-		return fmt.Errorf("sqlstore: tracking %q: %w", o.ID, err)
-	}
-	return nil
-}
-
-func (s *store) Lease(ctx context.Context, now time.Time, limit int, until time.Time) ([]reconcile.Lease, error) {
-	token, err := newToken()
-	if err != nil {
-		return nil, err
-	}
-	n := now.UnixNano()
-	rows, err := s.db.QueryContext(ctx, s.q.lease, token, until.UnixNano(), n, n, limit)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: leasing: %w", err)
-	}
-	defer rows.Close()
-	var out []reconcile.Lease
-	for rows.Next() {
-		var (
-			l                     reconcile.Lease
-			paise, created, dueNS int64
-			state                 string
-		)
-		if err := rows.Scan(&l.Order.ID, &paise, &created, &state, &dueNS); err != nil {
-			return nil, fmt.Errorf("sqlstore: leasing: %w", err)
-		}
-		l.Order.Amount, l.Order.Created = upicollect.Money(paise), time.Unix(0, created).UTC()
-		l.State, l.Due, l.Token = reconcile.State(state), time.Unix(0, dueNS).UTC(), token
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlstore: leasing: %w", err)
-	}
-	// RETURNING keeps no order: earliest due first, as Lease promises.
-	slices.SortFunc(out, func(a, b reconcile.Lease) int {
-		if c := a.Due.Compare(b.Due); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Order.ID, b.Order.ID)
-	})
-	return out, nil
-}
-
-// newToken returns a random lease token.
-func newToken() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("sqlstore: lease token: %w", err)
-	}
-	return hex.EncodeToString(b[:]), nil
-}
-
-// nullTime is t in Unix ns, or NULL for the zero time.
-func nullTime(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
-}
-
-// execer is what a statement runs on: the database or a transaction.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-// leased runs an UPDATE that holds only under l's lease, and reports
-// ErrLeaseLost when it changed nothing.
-func leased(ctx context.Context, e execer, query string, args ...any) error {
-	res, err := e.ExecContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n != 1 {
-		return reconcile.ErrLeaseLost
-	}
-	return nil
-}
-
-func (s *store) Commit(ctx context.Context, l reconcile.Lease, u reconcile.Update, deliver func(context.Context) error) error {
-	args := []any{string(u.State), nullTime(u.Next), l.Order.ID, l.Token}
-	if u.Event == nil {
-		if err := leased(ctx, s.db, s.q.commit, args...); err != nil {
-			return fmt.Errorf("sqlstore: order %q: %w", l.Order.ID, err)
-		}
-		return nil
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlstore: order %q: %w", l.Order.ID, err)
-	}
-	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
-	// The lease is checked and the row locked first: from here until the
-	// commit no other sweeper can lease the order.
-	if err := leased(ctx, tx, s.q.commit, args...); err != nil {
-		return fmt.Errorf("sqlstore: order %q: %w", l.Order.ID, err)
-	}
-	if _, err := tx.ExecContext(ctx, s.q.event, eventArgs(u.Event)...); err != nil {
-		return fmt.Errorf("sqlstore: order %q: recording %s: %w", l.Order.ID, u.Event.Result, err)
-	}
-	if deliver != nil {
-		if err := deliver(context.WithValue(ctx, txKey{}, tx)); err != nil {
-			_ = tx.Rollback()
-			// The order stays due as it was; only the lease ends, so that the
-			// next step delivers the event again.
-			if uerr := leased(context.WithoutCancel(ctx), s.db, s.q.unlease, l.Order.ID, l.Token); uerr != nil && !errors.Is(uerr, reconcile.ErrLeaseLost) {
-				return errors.Join(err, fmt.Errorf("sqlstore: order %q: ending the lease: %w", l.Order.ID, uerr))
-			}
-			return err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlstore: order %q: committing %s: %w", l.Order.ID, u.Event.Result, err)
-	}
-	return nil
-}
-
-func eventArgs(e *reconcile.Event) []any {
-	var txn, utr string
-	var paid int64
-	if e.Status != nil {
-		txn, utr, paid = string(e.Status.TxnStatus), e.Status.UTR, e.Status.Amount.Paise()
-	}
-	return []any{e.Order.ID, string(e.Result), e.At.UnixNano(), txn, paid, utr, e.Reason}
-}
-
-func (s *store) Release(ctx context.Context, l reconcile.Lease, due time.Time) error {
-	if err := leased(ctx, s.db, s.q.release, due.UnixNano(), l.Order.ID, l.Token); err != nil {
-		return fmt.Errorf("sqlstore: order %q: %w", l.Order.ID, err)
-	}
-	return nil
-}
-
-func (s *store) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var due, lease sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, s.q.nextDue).Scan(&due); err != nil {
-		return time.Time{}, false, fmt.Errorf("sqlstore: next due: %w", err)
-	}
-	if err := s.db.QueryRowContext(ctx, s.q.nextLease).Scan(&lease); err != nil {
-		return time.Time{}, false, fmt.Errorf("sqlstore: next lease expiry: %w", err)
-	}
-	switch {
-	case !due.Valid && !lease.Valid:
-		return time.Time{}, false, nil
-	case !lease.Valid || (due.Valid && due.Int64 <= lease.Int64):
-		return time.Unix(0, due.Int64).UTC(), true, nil
-	}
-	return time.Unix(0, lease.Int64).UTC(), true, nil
-}
-
 // txKey is the context key of the transaction a handler runs in.
 type txKey struct{}
 
-// Tx returns, inside a reconcile.Handler called by a sweeper on this
-// store, the transaction that records the event: write the merchant's side
-// of it (a credit, an order's new status) through it, and it commits with
-// the event, once, or not at all. Tx returns nil elsewhere. Do not commit
-// or roll it back; and do not write the same rows through the *sql.DB
-// while it is open (that waits for the transaction, which waits for the
-// handler).
+// Tx returns, inside a reconcile.Handler called by a sweeper (Step or
+// Confirm) on this store, the transaction that records the event: write
+// the merchant's side of it (a credit, an order's new status) through it,
+// and it commits with the event, once, or not at all. Tx returns nil
+// anywhere else: outside a Handler, and inside a Handler of a sweeper on
+// another store (the memory store has no transaction). Do not commit or
+// roll it back, and do not keep it after the Handler returns; on SQLite,
+// do not write through the *sql.DB while it is open (see the package doc:
+// that waits for the transaction, which waits for the handler).
 func Tx(ctx context.Context) *sql.Tx {
 	tx, _ := ctx.Value(txKey{}).(*sql.Tx)
 	return tx

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,15 +51,52 @@ func newStore(t *testing.T, d sqlstore.Dialect, db *sql.DB) reconcile.Store {
 	return st
 }
 
+// TestStoreSuite runs the conformance suite of reconcile/storetest. The
+// suite measures leases from the now it passes (the memory store's way);
+// a SQL store measures them on its own clock, so here the store's clock
+// follows the suite's now (followClock).
 func TestStoreSuite(t *testing.T) {
 	for _, dc := range dialects {
 		t.Run(dc.name, func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) reconcile.Store {
 				_, db := dc.newDB(t)
-				return newStore(t, dc.d, db)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				fc := &followClock{}
+				fc.set(t0)
+				st, err := sqlstore.New(ctx, db, dc.d, sqlstore.WithClock(fc.now))
+				require.NoError(t, err)
+				return followStore{Store: st, clock: fc}
 			})
 		})
 	}
+}
+
+// followClock is a store clock set to the last now a sweeper passed.
+type followClock struct{ ns atomic.Int64 }
+
+func (c *followClock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
+func (c *followClock) now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
+
+// followStore sets its clock to the now of each call that takes one.
+type followStore struct {
+	reconcile.Store
+	clock *followClock
+}
+
+func (f followStore) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]reconcile.Lease, error) {
+	f.clock.set(now)
+	return f.Store.Lease(ctx, now, limit, ttl)
+}
+
+func (f followStore) LeaseOrder(ctx context.Context, id string, now time.Time, ttl time.Duration) (reconcile.Lease, error) {
+	f.clock.set(now)
+	return f.Store.LeaseOrder(ctx, id, now, ttl)
+}
+
+func (f followStore) Extend(ctx context.Context, l reconcile.Lease, now time.Time, ttl time.Duration) error {
+	f.clock.set(now)
+	return f.Store.Extend(ctx, l, now, ttl)
 }
 
 func TestNewRefusesSQLiteWithoutBusyTimeout(t *testing.T) {

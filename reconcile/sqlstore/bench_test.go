@@ -1,0 +1,266 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
+)
+
+// The store's throughput, storage and query plans at a table size set by
+// flags. CI runs the defaults (10,000 orders; its gates are the counts,
+// never the rates); BENCHMARKS.md's figures come from
+//
+//	go test -run 'TestLedgerThroughput|TestQueryPlans' -v -ledger-orders=1000000 -plan-orders=1000000
+var (
+	ledgerOrders   = flag.Int("ledger-orders", 10000, "orders tracked in TestLedgerThroughput")
+	ledgerSweepers = flag.String("ledger-sweepers", "1,4", "sweeper counts TestLedgerThroughput runs, comma-separated")
+	ledgerBatch    = flag.Int("ledger-batch", 1000, "orders a sweeper leases and commits at once in TestLedgerThroughput")
+	planOrders     = flag.Int("plan-orders", 100000, "orders in the table TestQueryPlans explains")
+)
+
+// loadOrders tracks n orders b-0000001 … due from t0, one per microsecond,
+// in one statement (generate_series / a recursive CTE), as Track writes
+// them, and updates the planner's statistics.
+func loadOrders(t testing.TB, db *sql.DB, d sqlstore.Dialect, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	base := t0.UnixNano()
+	var err error
+	if d == sqlstore.Postgres {
+		_, err = db.ExecContext(ctx, `INSERT INTO `+sqlstore.OrdersTable+` (order_id, amount_paise, created_ns, state, due_ns, updated_ns)
+			SELECT 'b-' || lpad(i::TEXT, 7, '0'), 10000 + i % 1000, $1::BIGINT + i, 'pending', $1::BIGINT + i * 1000, $1::BIGINT
+			FROM generate_series(1, $2::INTEGER) AS i`, base, n)
+		require.NoError(t, err)
+		_, err = db.ExecContext(ctx, `VACUUM ANALYZE `+sqlstore.OrdersTable)
+	} else {
+		_, err = db.ExecContext(ctx, `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?)
+			INSERT INTO `+sqlstore.OrdersTable+` (order_id, amount_paise, created_ns, state, due_ns, updated_ns)
+			SELECT printf('b-%07d', i), 10000 + i % 1000, ? + i, 'pending', ? + i * 1000, ? FROM s`, n, base, base, base)
+		require.NoError(t, err)
+		_, err = db.ExecContext(ctx, `ANALYZE`)
+	}
+	require.NoError(t, err)
+}
+
+// bytesPerOrder is the store's tables and indexes on disk over n orders.
+func bytesPerOrder(t testing.TB, db *sql.DB, d sqlstore.Dialect, n int) float64 {
+	t.Helper()
+	ctx := context.Background()
+	var size int64
+	if d == sqlstore.Postgres {
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT pg_total_relation_size($1) + pg_total_relation_size($2)`,
+			sqlstore.OrdersTable, sqlstore.EventsTable).Scan(&size))
+	} else {
+		_, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		require.NoError(t, err)
+		var pages, pageSize int64
+		require.NoError(t, db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages))
+		require.NoError(t, db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize))
+		size = pages * pageSize
+	}
+	return float64(size) / float64(n)
+}
+
+// sweep runs k sweepers over the store until none leases anything due at
+// now: each leases a batch and commits every lease as an eventless outcome
+// due at next, with one CommitMany. It returns how many orders were
+// committed, how many lease or commit errors there were, and the leases
+// granted twice.
+func sweep(ctx context.Context, st reconcile.Store, k, batch int, now, next time.Time) (committed, failed, twice int, err error) {
+	var (
+		mu   sync.Mutex
+		seen = map[string]bool{}
+		wg   sync.WaitGroup
+		errs = make([]error, k)
+	)
+	for w := range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				ls, err := st.Lease(ctx, now, batch, time.Minute)
+				if err != nil || len(ls) == 0 {
+					errs[w] = err
+					return
+				}
+				cs := make([]reconcile.Outcome, len(ls))
+				for i, l := range ls {
+					cs[i] = reconcile.Outcome{Lease: l, Update: reconcile.Update{State: l.State, Next: next, Checked: true}}
+				}
+				cerrs, err := st.CommitMany(ctx, cs)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				mu.Lock()
+				for i, e := range cerrs {
+					if e != nil {
+						failed++
+						continue
+					}
+					committed++
+					if seen[ls[i].Order.ID] {
+						twice++
+					}
+					seen[ls[i].Order.ID] = true
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return committed, failed, twice, e
+		}
+	}
+	return committed, failed, twice, nil
+}
+
+// TestLedgerThroughput tracks -ledger-orders orders on each database and
+// sweeps them all once with 1 sweeper, then again with 4 (-ledger-sweepers),
+// on the store's methods only: Lease of a batch, CommitMany of eventless
+// outcomes. It prints orders per second for each, and the bytes each
+// tracked order takes; it asserts what does not depend on the machine:
+// every order committed once per pass, none lost.
+func TestLedgerThroughput(t *testing.T) {
+	n := *ledgerOrders
+	if raceEnabled {
+		n = min(n, 2000) // the race detector slows SQLite (compiled Go) twentyfold
+	}
+	var counts []int
+	for _, f := range strings.Split(*ledgerSweepers, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		require.NoError(t, err, "-ledger-sweepers")
+		counts = append(counts, k)
+	}
+	for _, dc := range dialects {
+		t.Run(dc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+			defer cancel()
+			_, db := dc.newDB(t)
+			if dc.d == sqlstore.SQLite {
+				// Four sweepers take turns at the write lock: under -race a
+				// turn can take longer than the tests' usual 3 s.
+				var err error
+				db, err = sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "bench.db")+"?_pragma=busy_timeout(120000)&_pragma=journal_mode(WAL)")
+				require.NoError(t, err)
+				t.Cleanup(func() { db.Close() })
+			}
+			st, err := sqlstore.New(ctx, db, dc.d, sqlstore.WithStatementTimeout(2*time.Minute))
+			require.NoError(t, err)
+			if dc.d == sqlstore.Postgres {
+				db.SetMaxOpenConns(16)
+				db.SetMaxIdleConns(16)
+			}
+			start := time.Now()
+			loadOrders(t, db, dc.d, n)
+			loaded := time.Since(start)
+			size := bytesPerOrder(t, db, dc.d, n)
+			t.Logf("%s: %d orders loaded in %v; %.0f bytes per tracked order", dc.name, n, loaded.Round(time.Millisecond), size)
+			now := t0.Add(time.Duration(n) * time.Microsecond)
+			for pass, k := range counts {
+				next := now.Add(time.Hour)
+				start := time.Now()
+				committed, failed, twice, err := sweep(ctx, st, k, *ledgerBatch, now, next)
+				elapsed := time.Since(start)
+				require.NoError(t, err)
+				assert.Equal(t, n, committed, "pass %d: every order once", pass+1)
+				assert.Zero(t, failed, "no lease lost")
+				assert.Zero(t, twice, "no order leased twice in a pass")
+				t.Logf("%s | %d orders | %d sweeper(s) | batch %d | %.0f orders/s", dc.name, n, k, *ledgerBatch, float64(committed)/elapsed.Seconds())
+				now = next
+			}
+			t.Logf("%s: %.0f bytes per tracked order after %d passes", dc.name, bytesPerOrder(t, db, dc.d, n), len(counts))
+			c, err := st.Counts(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: n}, c)
+		})
+	}
+}
+
+// planArgs are EXECUTE arguments for each statement (PostgreSQL): the
+// values do not change a generic plan.
+var planArgs = map[string]string{
+	"lease":      `(NULL, 1, 1, 1)`,
+	"leaseOrder": `(NULL, 'b-0000001', 1, 1)`,
+	"extend":     `(NULL, 1, 'b-0000001', 1)`,
+	"commit":     `(NULL, 'pending', 1, 1, 0, NULL, 'b-0000001', 1)`,
+	"retry":      `(NULL, 1, 1, 0, 'b-0000001', 1)`,
+	"commitMany": `(NULL, ARRAY['b-0000001'], ARRAY[1], ARRAY['pending'], ARRAY[1], ARRAY[1], ARRAY[0], ARRAY[''])`,
+	"release":    `(ARRAY['b-0000001'], ARRAY[1], ARRAY[1])`,
+	"nextDue":    ``,
+	"untrack":    `(NULL, 'b-0000001')`,
+}
+
+// planIndex is the index each statement must find its rows through.
+var planIndex = map[string]string{
+	"lease":      sqlstore.OrdersTable + "_due",
+	"nextDue":    sqlstore.OrdersTable + "_due",
+	"leaseOrder": sqlstore.OrdersTable + "_pkey",
+	"extend":     sqlstore.OrdersTable + "_pkey",
+	"commit":     sqlstore.OrdersTable + "_pkey",
+	"retry":      sqlstore.OrdersTable + "_pkey",
+	"commitMany": sqlstore.OrdersTable + "_pkey",
+	"release":    sqlstore.OrdersTable + "_pkey",
+	"untrack":    sqlstore.OrdersTable + "_pkey",
+}
+
+// TestQueryPlans explains every statement a step runs, prepared, on a
+// PostgreSQL table of -plan-orders orders, with the planner's choice and
+// with plan_cache_mode = force_generic_plan: each reaches its rows through
+// its index (the due index for lease and next due, the primary key for
+// the others), never by scanning the table.
+func TestQueryPlans(t *testing.T) {
+	ctx := testCtx(t)
+	_, db := newPostgresDB(t)
+	newStore(t, sqlstore.Postgres, db)
+	loadOrders(t, db, sqlstore.Postgres, *planOrders)
+	conn, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	stmts := sqlstore.Statements(sqlstore.Postgres)
+	names := make([]string, 0, len(stmts))
+	for name := range stmts {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		_, err := conn.ExecContext(ctx, `PREPARE `+name+` AS `+stmts[name])
+		require.NoError(t, err, name)
+	}
+	for _, mode := range []string{"auto", "force_generic_plan"} {
+		_, err := conn.ExecContext(ctx, `SET plan_cache_mode = `+mode)
+		require.NoError(t, err)
+		for _, name := range names {
+			rows, err := conn.QueryContext(ctx, `EXPLAIN EXECUTE `+name+planArgs[name])
+			require.NoError(t, err, name)
+			var plan []string
+			for rows.Next() {
+				var line string
+				require.NoError(t, rows.Scan(&line))
+				plan = append(plan, line)
+			}
+			require.NoError(t, rows.Err())
+			rows.Close()
+			text := strings.Join(plan, "\n")
+			t.Logf("%d orders, plan_cache_mode=%s, %s:\n%s", *planOrders, mode, name, text)
+			assert.Contains(t, text, planIndex[name], "%s (%s)", name, mode)
+			assert.NotContains(t, text, "Seq Scan on "+sqlstore.OrdersTable, "%s (%s)", name, mode)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package sqlstore
+
+import (
+	"strconv"
+	"strings"
+)
+
+// pgNow is PostgreSQL's clock in Unix ns (microsecond precision):
+// clock_timestamp(), the time when the statement reads it, not the start of
+// its transaction.
+const pgNow = `((EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT * 1000)`
+
+// orderColumns are the columns a Lease is made of.
+const orderColumns = `order_id, amount_paise, created_ns, state, due_ns, failures`
+
+// queries are the statements in the dialect's placeholders. A "now"
+// argument is the store's time in Unix ns: on PostgreSQL NULL stands for
+// the database's clock.
+type queries struct {
+	track, amount          string
+	lease                  string // now, due, token, ttl; the limit is formatted in (leaseLimit)
+	leaseOrder, orderLease string // leaseOrder: now, id, token, ttl; orderLease: id, now (why not)
+	extend                 string // now, ttl, id, token
+	commit                 string // now, state, due, checked, failures, reason, id, token
+	retry                  string // now, due, checked, failures, id, token
+	event                  string
+	release                string // SQLite: due, id, token; PostgreSQL: ids, tokens, dues
+	commitMany             string // PostgreSQL: now, ids, tokens, states, dues, checked, failures, reasons
+	nextDue                string
+	untrack                string // now, id
+	d                      Dialect
+}
+
+func newQueries(d Dialect) queries {
+	now := `?`
+	if d == Postgres {
+		now = `COALESCE(?::BIGINT, ` + pgNow + `)`
+	}
+	q := queries{d: d}
+	q.track = `INSERT INTO ` + OrdersTable + ` (order_id, amount_paise, created_ns, state, due_ns, updated_ns) VALUES (?, ?, ?, ?, ?, ` + now + `)
+		ON CONFLICT (order_id) DO NOTHING`
+	q.amount = `SELECT amount_paise FROM ` + OrdersTable + ` WHERE order_id = ?`
+	q.extend = `UPDATE ` + OrdersTable + ` SET lease_until_ns = ` + now + ` + ? WHERE order_id = ? AND lease_token = ?`
+	q.commit = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, state = ?, due_ns = ?, checks = checks + ?, failures = ?, reason = ?,
+		lease_token = NULL, lease_until_ns = NULL
+		WHERE order_id = ? AND lease_token = ?`
+	q.retry = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, due_ns = ?, checks = checks + ?, failures = ?,
+		lease_token = NULL, lease_until_ns = NULL
+		WHERE order_id = ? AND lease_token = ?`
+	q.event = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	q.untrack = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, state = 'untracked', due_ns = NULL, lease_token = NULL, lease_until_ns = NULL
+		WHERE order_id = ? AND state NOT IN ('paid', 'late_paid', 'mismatch')`
+	// The orders in due order (nextDueRows of them at most): NextDue
+	// reads them up to the first one not leased.
+	q.nextDue = `SELECT due_ns, lease_until_ns FROM ` + OrdersTable + ` WHERE due_ns IS NOT NULL ORDER BY due_ns LIMIT ` + strconv.Itoa(nextDueRows)
+	if d == Postgres {
+		q.leaseOrder = `WITH clock AS (SELECT ` + now + ` AS ns),
+			held AS (SELECT order_id FROM ` + OrdersTable + ` WHERE order_id = ? FOR UPDATE NOWAIT)
+			UPDATE ` + OrdersTable + ` o SET lease_token = ?, lease_until_ns = clock.ns + ?
+			FROM held, clock
+			WHERE o.order_id = held.order_id AND o.due_ns IS NOT NULL AND (o.lease_until_ns IS NULL OR o.lease_until_ns <= clock.ns)
+			RETURNING o.order_id, o.amount_paise, o.created_ns, o.state, o.due_ns, o.failures`
+		q.release = `UPDATE ` + OrdersTable + ` o SET due_ns = u.due, lease_token = NULL, lease_until_ns = NULL
+			FROM unnest(?::TEXT[], ?::BIGINT[], ?::BIGINT[]) AS u(order_id, token, due)
+			WHERE o.order_id = u.order_id AND o.lease_token = u.token
+			RETURNING o.order_id`
+		q.commitMany = `WITH clock AS (SELECT ` + now + ` AS ns)
+			UPDATE ` + OrdersTable + ` o SET updated_ns = clock.ns, state = u.state, due_ns = NULLIF(u.due, 0),
+				checks = o.checks + u.checked, failures = u.failures, reason = NULLIF(u.reason, ''),
+				lease_token = NULL, lease_until_ns = NULL
+			FROM clock, unnest(?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::BIGINT[], ?::INTEGER[], ?::INTEGER[], ?::TEXT[])
+				AS u(order_id, token, state, due, checked, failures, reason)
+			WHERE o.order_id = u.order_id AND o.lease_token = u.token
+			RETURNING o.order_id`
+	} else {
+		q.leaseOrder = `UPDATE ` + OrdersTable + ` SET lease_token = ?, lease_until_ns = ? + ?
+			WHERE order_id = ? AND due_ns IS NOT NULL AND (lease_until_ns IS NULL OR lease_until_ns <= ?)
+			RETURNING ` + orderColumns
+		q.release = `UPDATE ` + OrdersTable + ` SET due_ns = ?, lease_token = NULL, lease_until_ns = NULL
+			WHERE order_id = ? AND lease_token = ?`
+	}
+	q.orderLease = `SELECT due_ns, lease_until_ns FROM ` + OrdersTable + ` WHERE order_id = ?`
+	if d == Postgres {
+		for _, p := range []*string{&q.track, &q.amount, &q.extend, &q.commit, &q.retry, &q.event, &q.untrack, &q.nextDue,
+			&q.leaseOrder, &q.release, &q.commitMany, &q.orderLease} {
+			*p = numbered(*p)
+		}
+	}
+	return q
+}
+
+// leaseQuery is the lease statement for up to limit orders. The limit is
+// part of the text, not a parameter, so that a generic plan knows it and
+// walks the due index (with LIMIT $n PostgreSQL's generic plan guesses a
+// tenth of the table and may scan it all).
+func (q queries) leaseQuery(limit int) string {
+	lim := strconv.Itoa(limit)
+	if q.d == Postgres {
+		return numbered(`WITH clock AS (SELECT COALESCE(?::BIGINT, ` + pgNow + `) AS ns),
+			picked AS (SELECT order_id FROM ` + OrdersTable + `
+				WHERE due_ns IS NOT NULL AND due_ns <= ? AND (lease_until_ns IS NULL OR lease_until_ns <= (SELECT ns FROM clock))
+				ORDER BY due_ns LIMIT ` + lim + ` FOR UPDATE SKIP LOCKED)
+			UPDATE ` + OrdersTable + ` o SET lease_token = ?, lease_until_ns = (SELECT ns FROM clock) + ?
+			WHERE o.order_id = ANY (ARRAY(SELECT order_id FROM picked))
+			RETURNING ` + orderColumns)
+	}
+	return `UPDATE ` + OrdersTable + ` SET lease_token = ?3, lease_until_ns = ?1 + ?4
+		WHERE order_id IN (SELECT order_id FROM ` + OrdersTable + `
+			WHERE due_ns IS NOT NULL AND due_ns <= ?2 AND (lease_until_ns IS NULL OR lease_until_ns <= ?1)
+			ORDER BY due_ns LIMIT ` + lim + `)
+		RETURNING ` + orderColumns
+}
+
+// inList is "(?, ?, …)" with n placeholders.
+func inList(n int) string {
+	return "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+}
