@@ -39,8 +39,8 @@ type runFlags struct {
 const runLong = `Check the orders tracked in the ledger on their schedule until each has its
 final state, and deliver each event once:
 
-  --deliver exec:COMMAND   run COMMAND with /bin/sh -c, the event's JSON (the
-                           webhook's Delivery: id, order_id, result,
+  --deliver exec:COMMAND   run COMMAND with /bin/sh -c, the event's JSON on
+                           one line (the webhook's Delivery: id, order_id, result,
                            expected_paise, expected, paid_paise, paid, utr,
                            reason, at) on stdin. Exit 0: delivered. Anything
                            else, or running longer than --deliver-timeout:
@@ -205,7 +205,7 @@ func (x *execDelivery) deliver(ctx context.Context, e reconcile.Event) error {
 	ctx, cancel := context.WithTimeout(ctx, x.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", x.command)
-	cmd.Stdin = bytes.NewReader(body)
+	cmd.Stdin = bytes.NewReader(append(body, '\n')) // one line: line-based tools read it whole
 	stderr := &boundedBuffer{max: maxStderr}
 	cmd.Stderr = stderr
 	cmd.Env = append(x.env, "UPICOLLECT_DELIVERY_ID="+id, "UPICOLLECT_ORDER_ID="+e.Order.ID, "UPICOLLECT_RESULT="+string(e.Result))

@@ -93,9 +93,12 @@ func TestReconcileRunRefusesWithoutDeliver(t *testing.T) {
 	assert.Equal(t, before, ledgerRows(t, l.path), "the ledger is untouched")
 
 	out := filepath.Join(t.TempDir(), "deliveries")
-	r = l.run(t, now, "--deliver", "exec:cat >> "+out+"; echo >> "+out)
+	r = l.run(t, now, "--deliver", "exec:cat >> "+out)
 	require.Equal(t, exitOK, r.code, r.output())
 	assert.Len(t, deliveries(t, out), 1, "the event was still there to deliver")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(b), "\n"), "the JSON comes as one line")
 }
 
 // TestReconcileRunExecOnce: two runs over one ledger deliver the paid
@@ -154,6 +157,25 @@ func TestReconcileRunExecFails(t *testing.T) {
 	require.Len(t, first, 1)
 	require.Len(t, second, 1, "the event came again, and was delivered")
 	assert.Equal(t, first[0]["id"], second[0]["id"], "every delivery of one event has the same id")
+}
+
+// TestReconcileRunsUntilInterrupted: without --once run steps until
+// Ctrl-C, which exits 130 as every command does.
+func TestReconcileRunsUntilInterrupted(t *testing.T) {
+	s := sandbox.Start(t)
+	l := newLedger(t, s, time.Now(), "rec-paid", "rec-pending")
+	pay(t, s, "rec-paid", "SUCCESS", "123412341234")
+	bg := runInBackground(l.env, strings.NewReader(""), "reconcile", "run", "--dsn", l.dsn, "--deliver", "exec:cat > /dev/null", "--interval", "1h")
+	line := ""
+	for !strings.HasPrefix(line, "step ") {
+		var err error
+		line, err = bg.stdout.ReadString('\n')
+		require.NoError(t, err, bg.stderr.String())
+	}
+	assert.Contains(t, line, "checked 2, paid 1", "the first step ran and delivered")
+	code, _ := bg.interrupt(t)
+	assert.Equal(t, exitInterrupted, code)
+	assert.Contains(t, bg.stderr.String(), "upicollect: interrupted: sweeper stopped")
 }
 
 // TestReconcileRunExecTimeout: a command still running at
@@ -428,6 +450,11 @@ func TestReadersChangeNothing(t *testing.T) {
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		assert.Equal(t, http.StatusOK, res.StatusCode, "%s: %s", path, body)
+		if path == "" {
+			assert.Regexp(t, `data-state="total"><span class="name">[^<]*</span><span class="count" data-count>2<`, string(body))
+			assert.Regexp(t, `data-state="pending"><span class="name">[^<]*</span><span class="count" data-count>2<`, string(body),
+				"the SQLite ledger's counts, on the page")
+		}
 	}
 	req, _ := http.NewRequest(http.MethodGet, info.URL, nil)
 	req.Host = "rebound.example"
