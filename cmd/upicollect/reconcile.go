@@ -28,13 +28,14 @@ func (a *app) addLedgerFlags(cmd *cobra.Command, lf *ledgerFlags, writes bool) {
 	}
 }
 
-// open opens the ledger the flags name.
-func (a *app) openLedger(lf *ledgerFlags) (reconcile.Store, func(), error) {
+// openLedger opens the ledger the flags name, for a command that writes
+// (run, track) or only reads (show, list, serve).
+func (a *app) openLedger(lf *ledgerFlags, readOnly bool) (reconcile.Store, func(), error) {
 	src := a.pick(lf.dsn, envDSN)
 	if src == "" {
 		return nil, nil, usageError(errors.New("missing " + envDSN + " or --dsn"))
 	}
-	return a.openStore(a.ctx, src, lf.create)
+	return a.openStore(a.ctx, src, lf.create, readOnly)
 }
 
 const reconcileLong = `Work with a reconcile ledger: the database (reconcile/sqlstore) in which an

@@ -29,7 +29,7 @@ func ledgerError(err error) error {
 
 // openReader opens the ledger for the commands that only read it.
 func (a *app) openReader(lf *ledgerFlags) (dashboard.Ledger, func(), error) {
-	st, closeDB, err := a.openLedger(lf)
+	st, closeDB, err := a.openLedger(lf, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,7 +95,7 @@ changes nothing; with another amount it is refused (exit 3).`,
 			if len(problems) > 0 {
 				return usageError(errors.New(strings.Join(problems, "; ")))
 			}
-			st, closeDB, err := a.openLedger(&lf)
+			st, closeDB, err := a.openLedger(&lf, false)
 			if err != nil {
 				return err
 			}

@@ -110,7 +110,7 @@ func (a *app) runSweeper(rf *runFlags) error {
 		return err
 	}
 	defer c.CloseIdleConnections()
-	st, closeDB, err := a.openLedger(&rf.ledger)
+	st, closeDB, err := a.openLedger(&rf.ledger, false)
 	if err != nil {
 		return err
 	}

@@ -553,3 +553,25 @@ func TestReconcileRunWebhook(t *testing.T) {
 		assert.NotContains(t, out, "whsec-env")
 	}
 }
+
+// TestReadersNeedALedger: show, list and serve on a database that holds
+// no ledger (an application's own) refuse, and create nothing there.
+func TestReadersNeedALedger(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	db, err := sqlOpen(path)
+	require.NoError(t, err)
+	_, err = db.Exec("CREATE TABLE orders (id TEXT PRIMARY KEY)")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	for _, args := range [][]string{{"show", "o-1"}, {"list"}, {"serve", "--addr", "127.0.0.1:0"}} {
+		r := cli(t, []string{envDSN + "=sqlite:" + path}, "", append([]string{"reconcile"}, args...)...)
+		assert.Equal(t, exitUsage, r.code, "%v: %s", args, r.output())
+		assert.Contains(t, r.stderr, "holds no reconcile ledger", args)
+	}
+	db, err = sqlOpen(path)
+	require.NoError(t, err)
+	defer db.Close()
+	var tables int
+	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables))
+	assert.Equal(t, 1, tables, "only the application's table")
+}

@@ -33,9 +33,11 @@ type ledgerDSN struct {
 
 // openStore opens the ledger named by dsn and its store. A SQLite file
 // that does not exist is refused unless create: a typo in a path must not
-// start an empty ledger. Every error names the DSN redacted (redactDSN)
-// and carries none of its secrets, whatever the driver put in it.
-func (a *app) openStore(ctx context.Context, dsn string, create bool) (reconcile.Store, func(), error) {
+// start an empty ledger. A reader (readOnly) refuses a database that holds
+// no ledger instead of creating its tables there. Every error names the
+// DSN redacted (redactDSN) and carries none of its secrets, whatever the
+// driver put in it.
+func (a *app) openStore(ctx context.Context, dsn string, create, readOnly bool) (reconcile.Store, func(), error) {
 	d, err := parseDSN(dsn)
 	if err != nil {
 		return nil, nil, usageError(err)
@@ -49,6 +51,19 @@ func (a *app) openStore(ctx context.Context, dsn string, create bool) (reconcile
 	db, err := sql.Open(d.driver, d.source)
 	if err != nil {
 		return nil, nil, usageError(fmt.Errorf("--dsn %s: %s", redactDSN(dsn), d.scrub(err)))
+	}
+	if readOnly {
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, nil, fmt.Errorf("%s database %s: %s", d.dialect, redactDSN(dsn), d.scrub(err))
+		}
+		var one int
+		err := db.QueryRowContext(ctx, "SELECT 1 FROM "+sqlstore.OrdersTable+" LIMIT 1").Scan(&one)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			db.Close()
+			return nil, nil, usageError(fmt.Errorf("--dsn %s holds no reconcile ledger (no table %s); "+
+				"it is made by your application's sqlstore.New, or by reconcile run or track", redactDSN(dsn), sqlstore.OrdersTable))
+		}
 	}
 	st, err := sqlstore.New(ctx, db, d.dialect)
 	if err != nil {
