@@ -575,3 +575,21 @@ func TestReadersNeedALedger(t *testing.T) {
 	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables))
 	assert.Equal(t, 1, tables, "only the application's table")
 }
+
+// TestReconcileRunExecEnvironment: the command gets the delivery's id,
+// order and result in its environment, and none of this process's
+// secrets.
+func TestReconcileRunExecEnvironment(t *testing.T) {
+	s := sandbox.Start(t)
+	now := time.Now()
+	l := newLedger(t, s, now, "rec-paid")
+	pay(t, s, "rec-paid", "SUCCESS", "123412341234")
+	t.Setenv(envSecretKey, "sk-of-this-process")
+	t.Setenv(envWebhookSecret, "whsec-of-this-process")
+	out := filepath.Join(t.TempDir(), "env")
+	r := l.run(t, now, "--deliver", `exec:echo "$UPICOLLECT_DELIVERY_ID $UPICOLLECT_ORDER_ID $UPICOLLECT_RESULT [$`+envSecretKey+`] [$`+envWebhookSecret+`]" > `+out)
+	require.Equal(t, exitOK, r.code, r.output())
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Regexp(t, `^evt_[0-9a-f]{32} rec-paid paid \[\] \[\]\n$`, string(b))
+}
