@@ -127,3 +127,54 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestStepEndingRecordsWhatItChecked cancels a step after its first check
+// answered and while its second hangs: the answered check is recorded (on a
+// context of the step's own), and the hanging order is given back, due as
+// it was.
+func TestStepEndingRecordsWhatItChecked(t *testing.T) {
+	e := newEnv(t)
+	ctx := boundedCtx(t)
+	sent := make(chan struct{}, 16)
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(transport.CloseIdleConnections)
+	client := e.sb.Client(upicollect.WithHTTPClient(&http.Client{Transport: signalling{transport, sent}}))
+	sw, err := reconcile.New(client, reconcile.NewMemoryStore(), (&events{}).handle, reconcile.WithConcurrency(1))
+	require.NoError(t, err)
+	for _, id := range []string{"first", "second"} {
+		require.NoError(t, sw.Track(ctx, e.intent(t, id, upicollect.Rupees(10))))
+	}
+	e.sb.InjectFault(sandbox.Fault{Op: "checkPaymentStatus", Latency: time.Nanosecond, Times: 1})
+	e.sb.InjectFault(sandbox.Fault{Op: "checkPaymentStatus", Latency: time.Hour, Times: -1})
+	stepCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	now := t0.Add(10 * time.Second)
+	go func() {
+		_, err := sw.Step(stepCtx, now)
+		done <- err
+	}()
+	for range 2 {
+		select {
+		case <-sent:
+		case <-ctx.Done():
+			t.Fatal("the checks never reached the service")
+		}
+	}
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	checked, hung := 0, 0
+	for _, id := range []string{"first", "second"} {
+		s, err := sw.Lookup(ctx, id)
+		require.NoError(t, err)
+		switch s.Checks {
+		case 1:
+			checked++
+			assert.Equal(t, now.Add(10*time.Second), s.Next, "%s: rescheduled by its check", id)
+		case 0:
+			hung++
+			assert.Equal(t, now, s.Next, "%s: given back, due as it was", id)
+		}
+	}
+	assert.Equal(t, 1, checked, "the answered check is recorded")
+	assert.Equal(t, 1, hung)
+}
