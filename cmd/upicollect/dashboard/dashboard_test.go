@@ -355,3 +355,35 @@ func TestDashboardOnlyReads(t *testing.T) {
 	assert.Equal(t, before, after)
 	assert.Equal(t, nextBefore, nextAfter)
 }
+
+var reNext = regexp.MustCompile(`<a href="([^"]+)" rel="next">`)
+
+// TestListPages: a list longer than a page links to the next, which
+// starts after the last order shown, and the last page links nowhere.
+func TestListPages(t *testing.T) {
+	st := reconcile.NewMemoryStore()
+	ctx := testContext(t)
+	for i := range 60 {
+		created := now.Add(-time.Duration(i) * time.Minute)
+		o := reconcile.Order{ID: "ord-" + strconv.Itoa(100+i), Amount: upicollect.Rupees(int64(100 + i)), Created: created}
+		require.NoError(t, st.Track(ctx, o, created.Add(10*time.Second)))
+	}
+	srv := serve(t, st)
+	var seen []string
+	path := "/orders?state=pending"
+	for pages := 0; path != ""; pages++ {
+		require.Less(t, pages, 3, "60 orders are two pages")
+		code, body := get(t, srv, strings.ReplaceAll(path, "&amp;", "&"))
+		require.Equal(t, http.StatusOK, code, body)
+		for _, m := range reRowID.FindAllStringSubmatch(body, -1) {
+			seen = append(seen, m[1])
+		}
+		path = ""
+		if m := reNext.FindStringSubmatch(body); m != nil {
+			path = m[1]
+		}
+	}
+	require.Len(t, seen, 60)
+	assert.Equal(t, "ord-100", seen[0], "newest first")
+	assert.Equal(t, "ord-159", seen[59])
+}
