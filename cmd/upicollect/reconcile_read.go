@@ -214,8 +214,9 @@ func nonZero(n int) string {
 	return strconv.Itoa(n)
 }
 
-// maxListLimit bounds --limit: one page of a ledger, not the whole of it.
-const maxListLimit = 10000
+// maxListLimit bounds --limit: one page of a ledger, as large as a store
+// returns at once (reconcile/sqlstore caps List at 1000); --before pages on.
+const maxListLimit = 1000
 
 func (a *app) reconcileListCmd() *cobra.Command {
 	var (
