@@ -387,3 +387,18 @@ func TestListPages(t *testing.T) {
 	assert.Equal(t, "ord-100", seen[0], "newest first")
 	assert.Equal(t, "ord-159", seen[59])
 }
+
+// TestEmptyLedger: a ledger with no order yet shows zeros, an empty chart
+// and empty lists, not an error.
+func TestEmptyLedger(t *testing.T) {
+	srv := serve(t, reconcile.NewMemoryStore())
+	code, body := get(t, srv, "/")
+	require.Equal(t, http.StatusOK, code, body)
+	counts := pageCounts(t, body)
+	assert.Len(t, counts, len(States)+1)
+	for state, n := range counts {
+		assert.Zero(t, n, state)
+	}
+	assert.Contains(t, body, `data-total="0"`)
+	assert.Equal(t, 4, strings.Count(body, `<p class="empty">None.</p>`), "three lists that need a person, and the newest orders")
+}
