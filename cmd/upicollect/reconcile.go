@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -167,15 +168,16 @@ func (a *app) printStep(at time.Time, s reconcile.Stats) error {
 // it).
 const minStepGap = time.Second
 
-// sweep steps until ctx ends (or once), printing a summary per step.
+// sweep steps until ctx ends (or once), printing a summary per step. Each
+// step is at the ledger's time (Store.Now: PostgreSQL's clock, so that
+// sweepers on hosts whose clocks differ agree) and bounded by stepTimeout.
 // Between steps it waits until the ledger's next due order (NextDue), at
-// least minStepGap (or interval/5) and at most interval. A step's errors (a check that
-// failed, an event not delivered) are printed and retried on the ledger's
-// backoff; with --once they are the exit code.
-func (a *app) sweep(sw *reconcile.Sweeper, once bool, interval time.Duration) error {
+// least minStepGap (or interval/5) and at most interval. A step's errors (a
+// check that failed, an event not delivered) are printed and retried on
+// the ledger's backoff; with --once they are the exit code.
+func (a *app) sweep(sw *reconcile.Sweeper, st reconcile.Store, once bool, interval, stepTimeout time.Duration) error {
 	for {
-		now := a.now()
-		stats, err := sw.Step(a.ctx, now)
+		now, stats, err := a.step(sw, st, stepTimeout)
 		if a.ctx.Err() != nil {
 			return interrupted(a.ctx, errors.New("sweeper stopped"))
 		}
@@ -196,6 +198,21 @@ func (a *app) sweep(sw *reconcile.Sweeper, once bool, interval time.Duration) er
 		case <-time.After(stepWait(now, stats.NextDue, interval)):
 		}
 	}
+}
+
+// step is one of sweep's steps, at the ledger's time, bounded by timeout.
+func (a *app) step(sw *reconcile.Sweeper, st reconcile.Store, timeout time.Duration) (time.Time, reconcile.Stats, error) {
+	ctx, cancel := context.WithTimeout(a.ctx, timeout)
+	defer cancel()
+	now, ok, err := st.Now(ctx)
+	if err != nil {
+		return a.now(), reconcile.Stats{}, fmt.Errorf("reading the ledger's clock: %w", err)
+	}
+	if !ok {
+		now = a.now()
+	}
+	stats, err := sw.Step(ctx, now)
+	return now, stats, err
 }
 
 // stepWait is how long sweep waits after a step at now: until next (the

@@ -125,14 +125,15 @@ func (a *app) runSweeper(rf *runFlags) error {
 	// within the lease that holds its order; a failed delivery is retried
 	// after a backoff that starts at --interval.
 	handlerTimeout := rf.deliverTimeout + 5*time.Second
+	leaseTTL := max(reconcile.DefaultLeaseTTL, 2*handlerTimeout)
 	sw, err := reconcile.New(c, st, handler, reconcile.WithClock(a.now),
 		reconcile.WithHandlerTimeout(handlerTimeout),
-		reconcile.WithLeaseTTL(max(reconcile.DefaultLeaseTTL, 2*handlerTimeout)),
+		reconcile.WithLeaseTTL(leaseTTL),
 		reconcile.WithStepInterval(rf.interval))
 	if err != nil {
 		return err
 	}
-	return a.sweep(sw, rf.once, rf.interval)
+	return a.sweep(sw, st, rf.once, rf.interval, leaseTTL)
 }
 
 // deliverer returns the delivery --deliver names.

@@ -65,7 +65,13 @@ func (a *app) openStore(ctx context.Context, dsn string, create, readOnly bool) 
 				"it is made by your application's sqlstore.New, or by reconcile run or track", redactDSN(dsn), sqlstore.OrdersTable))
 		}
 	}
-	st, err := sqlstore.New(ctx, db, d.dialect)
+	var opts []sqlstore.Option
+	if d.dialect == sqlstore.SQLite {
+		// SQLite keeps no clock: the store's is this process's, the one
+		// every command reads (tests set their own).
+		opts = append(opts, sqlstore.WithClock(a.now))
+	}
+	st, err := sqlstore.New(ctx, db, d.dialect, opts...)
 	if err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("%s database %s: %s", d.dialect, redactDSN(dsn), d.scrub(err))
