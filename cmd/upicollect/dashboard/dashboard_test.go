@@ -318,6 +318,12 @@ func TestGuard(t *testing.T) {
 		{"link from elsewhere", []string{"Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "document"}, http.StatusOK},
 		{"same origin", []string{"Sec-Fetch-Site", "same-origin", "Origin", srv.URL}, http.StatusOK},
 		{"foreign origin", []string{"Origin", "https://evil.example"}, http.StatusForbidden},
+		{"own host, other scheme", []string{"Origin", strings.Replace(srv.URL, "http://", "ftp://", 1)}, http.StatusForbidden},
+		{"same site is not same origin", []string{"Sec-Fetch-Site", "same-site", "Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Dest", "image"}, http.StatusForbidden},
+		{"typed in the address bar", []string{"Sec-Fetch-Site", "none", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "document"}, http.StatusOK},
+		{"loopback IPv6", []string{"Host", "[::1]:8790"}, http.StatusOK},
+		{"a subdomain of localhost", []string{"Host", "shop.localhost:8790"}, http.StatusOK},
+		{"localhost as a suffix only", []string{"Host", "evillocalhost:8790"}, http.StatusForbidden},
 	}
 	for _, tt := range tests {
 		code, _ := get(t, srv, "/", tt.headers...)
