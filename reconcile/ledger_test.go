@@ -378,30 +378,37 @@ func TestClockAheadJudgesOnTheStore(t *testing.T) {
 }
 
 // TestClockFarAheadKeepsTheLastCheck steps once with a clock 1000 hours
-// ahead (the memory store has no clock to correct it): the order is not
-// dropped by that check; it gets its last check first.
+// ahead (the memory store has no clock to correct it): the orders are not
+// dropped by that check; each gets its last check first. The orders are
+// due again within that step, leased again, and given back at once.
 func TestClockFarAheadKeepsTheLastCheck(t *testing.T) {
 	e := newEnv(t)
 	ctx := boundedCtx(t)
 	rec := &events{}
-	sw, err := reconcile.New(e.client, reconcile.NewMemoryStore(), rec.handle)
+	sw, err := reconcile.New(e.client, reconcile.NewMemoryStore(), rec.handle, reconcile.WithBatchSize(1))
 	require.NoError(t, err)
-	o := e.intent(t, "jump-1", upicollect.Rupees(10))
-	require.NoError(t, sw.Track(ctx, o))
+	ids := []string{"jump-1", "jump-2"}
+	for _, id := range ids {
+		require.NoError(t, sw.Track(ctx, e.intent(t, id, upicollect.Rupees(10))))
+	}
 	far := t0.Add(1000 * time.Hour)
 	st, err := sw.Step(ctx, far)
 	require.NoError(t, err)
-	assert.Equal(t, 1, st.Checked)
-	s, err := sw.Lookup(ctx, o.ID)
-	require.NoError(t, err)
-	assert.Equal(t, t0.Add(reconcile.DefaultLateWindow), s.Next, "its last check is still to come")
+	assert.Equal(t, 2, st.Checked, "each once in the step")
+	for _, id := range ids {
+		s, err := sw.Lookup(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, t0.Add(reconcile.DefaultLateWindow), s.Next, "%s: its last check is still to come", id)
+	}
 	st, err = sw.Step(ctx, far.Add(reconcile.DefaultStepInterval))
 	require.NoError(t, err)
-	assert.Equal(t, 1, st.Checked, "the last check")
-	s, err = sw.Lookup(ctx, o.ID)
-	require.NoError(t, err)
-	assert.True(t, s.Next.IsZero(), "then tracking ends")
-	assert.Equal(t, 2, s.Checks)
+	assert.Equal(t, 2, st.Checked, "the last checks: no lease was left held")
+	for _, id := range ids {
+		s, err := sw.Lookup(ctx, id)
+		require.NoError(t, err)
+		assert.True(t, s.Next.IsZero(), "%s: then tracking ends", id)
+		assert.Equal(t, 2, s.Checks)
+	}
 }
 
 // TestSlowHandlerDeliversOnce holds a handler far beyond the lease TTL in
