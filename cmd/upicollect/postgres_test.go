@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -12,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -121,6 +125,27 @@ func TestReconcilePostgres(t *testing.T) {
 	assert.Len(t, deliveries(t, out), 1, "delivered once over two runs")
 	assert.Contains(t, ok(cli(t, env, "", "reconcile", "show", "pg-paid")).stdout, "state       paid")
 	assert.Contains(t, ok(cli(t, env, "", "reconcile", "list", "--state", "paid", "--json")).stdout, `"order_id":"pg-paid"`)
+
+	bg := runInBackground(env, strings.NewReader(""), "reconcile", "serve", "--addr", "127.0.0.1:0", "--json")
+	line, err := bg.stdout.ReadString('\n')
+	require.NoError(t, err, bg.stderr.String())
+	var info struct{ URL string }
+	require.NoError(t, json.Unmarshal([]byte(line), &info))
+	for path, want := range map[string]string{
+		"":                  `data-state="paid"><span class="name">paid</span><span class="count" data-count>1</span>`,
+		"orders/pg-paid":    `data-event="paid"`,
+		"orders?state=paid": `data-order="pg-paid"`,
+	} {
+		res, err := http.Get(info.URL + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		assert.Equal(t, http.StatusOK, res.StatusCode, path)
+		assert.Contains(t, string(body), want, "the dashboard of the PostgreSQL ledger: %s", path)
+	}
+	code, _ := bg.interrupt(t)
+	assert.Equal(t, exitInterrupted, code)
+	outputs = append(outputs, bg.stderr.String())
 
 	for _, pw := range append([]string{pgPassword + "x"}, nastyPasswords...) {
 		r := cli(t, nil, "", "reconcile", "list", "--dsn", pgDSN(port, pw))
