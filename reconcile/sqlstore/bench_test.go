@@ -200,7 +200,7 @@ var planArgs = map[string]string{
 	"leaseOrder": `(NULL, 'b-0000001', 1, 1)`,
 	"extend":     `(NULL, 1, 'b-0000001', 1)`,
 	"commit":     `(NULL, 'pending', 1, 1, 0, NULL, 'b-0000001', 1)`,
-	"retry":      `(NULL, 1, 1, 0, 'b-0000001', 1)`,
+	"retry":      `(NULL, 1, 0, 'b-0000001', 1)`,
 	"commitMany": `(NULL, ARRAY['b-0000001'], ARRAY[1], ARRAY['pending'], ARRAY[1], ARRAY[1], ARRAY[0], ARRAY[''])`,
 	"release":    `(ARRAY['b-0000001'], ARRAY[1], ARRAY[1])`,
 	"nextDue":    ``,

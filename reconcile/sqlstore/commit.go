@@ -2,7 +2,7 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -58,13 +58,14 @@ func (s *store) Commit(ctx context.Context, l reconcile.Lease, u reconcile.Updat
 }
 
 // retry records u.Retry after deliver failed with cause: the order keeps
-// its state and is due at Retry.Next (l.Due when zero); the lease ends.
+// its state and checks (the outcome is not recorded) and is due at
+// Retry.Next (l.Due when zero); the lease ends.
 func (s *store) retry(ctx context.Context, l reconcile.Lease, u reconcile.Update, cause error) error {
 	next := u.Retry.Next
 	if next.IsZero() {
 		next = l.Due
 	}
-	err := s.leased(context.WithoutCancel(ctx), s.db, s.q.retry, s.clockArg(), next.UnixNano(), checkedArg(u), int64(u.Retry.Failures), l.Order.ID, token(l))
+	err := s.leased(context.WithoutCancel(ctx), s.db, s.q.retry, s.clockArg(), next.UnixNano(), int64(u.Retry.Failures), l.Order.ID, token(l))
 	if err != nil && !errors.Is(err, reconcile.ErrLeaseLost) {
 		return errors.Join(cause, fmt.Errorf("sqlstore: order %q: recording the retry: %w", l.Order.ID, err))
 	}
@@ -106,24 +107,31 @@ func (s *store) CommitMany(ctx context.Context, cs []reconcile.Outcome) ([]error
 	return errs, nil
 }
 
-// commitMany records the outcomes cs[batch] in one statement (PostgreSQL)
-// or one transaction (SQLite), and returns which of them were recorded.
+// commitMany records the outcomes cs[batch] in one statement (PostgreSQL:
+// UPDATE … FROM unnest of arrays; SQLite: UPDATE … FROM json_each of one
+// JSON array), and returns which of them were recorded.
 func (s *store) commitMany(ctx context.Context, cs []reconcile.Outcome, batch []int) (map[int]bool, error) {
 	held := make(map[int]bool, len(batch))
 	if s.d == SQLite {
-		err := s.inTx(ctx, s.q.commit, func(stmt *sql.Stmt, sctx context.Context) error {
-			for _, i := range batch {
-				res, err := stmt.ExecContext(sctx, s.commitArgs(cs[i].Lease, cs[i].Update)...)
-				if err != nil {
-					return err
-				}
-				if n, _ := res.RowsAffected(); n == 1 {
-					held[i] = true
-				}
+		rows := make([][7]any, len(batch))
+		at := make(map[string]int, len(batch))
+		for j, i := range batch {
+			l, u := cs[i].Lease, cs[i].Update
+			var due, reason any
+			if !u.Next.IsZero() {
+				due = u.Next.UnixNano()
 			}
-			return nil
-		})
-		return held, err
+			if u.Reason != "" {
+				reason = u.Reason
+			}
+			rows[j] = [7]any{l.Order.ID, token(l), string(u.State), due, checkedArg(u), u.Failures, reason}
+			at[l.Order.ID] = i
+		}
+		js, err := json.Marshal(rows)
+		if err != nil {
+			return nil, err
+		}
+		return held, s.returning(ctx, s.q.commitMany, func(id string) { held[at[id]] = true }, s.clockArg(), string(js))
 	}
 	n := len(batch)
 	var (
@@ -140,19 +148,26 @@ func (s *store) commitMany(ctx context.Context, cs []reconcile.Outcome, batch []
 		checked[j], fails[j] = int32(checkedArg(u)), int32(u.Failures)
 		at[l.Order.ID] = i
 	}
+	return held, s.returning(ctx, s.q.commitMany, func(id string) { held[at[id]] = true },
+		s.clockArg(), ids, toks, states, dues, checked, fails, reasons)
+}
+
+// returning runs a bounded statement that returns order ids, and calls
+// fn with each.
+func (s *store) returning(ctx context.Context, query string, fn func(id string), args ...any) error {
 	bctx, cancel := s.bound(ctx)
 	defer cancel()
-	rows, err := s.db.QueryContext(bctx, s.q.commitMany, s.clockArg(), ids, toks, states, dues, checked, fails, reasons)
+	rows, err := s.db.QueryContext(bctx, query, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, err
+			return err
 		}
-		held[at[id]] = true
+		fn(id)
 	}
-	return held, rows.Err()
+	return rows.Err()
 }

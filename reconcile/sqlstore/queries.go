@@ -18,14 +18,13 @@ const orderColumns = `order_id, amount_paise, created_ns, state, due_ns, failure
 // the database's clock.
 type queries struct {
 	track, amount          string
-	lease                  string // now, due, token, ttl; the limit is formatted in (leaseLimit)
 	leaseOrder, orderLease string // leaseOrder: now, id, token, ttl; orderLease: id, now (why not)
 	extend                 string // now, ttl, id, token
 	commit                 string // now, state, due, checked, failures, reason, id, token
-	retry                  string // now, due, checked, failures, id, token
+	retry                  string // now, due, failures, id, token
 	event                  string
 	release                string // SQLite: due, id, token; PostgreSQL: ids, tokens, dues
-	commitMany             string // PostgreSQL: now, ids, tokens, states, dues, checked, failures, reasons
+	commitMany             string // PostgreSQL: now, ids, tokens, states, dues, checked, failures, reasons; SQLite: now, JSON
 	nextDue                string
 	untrack                string // now, id
 	d                      Dialect
@@ -44,7 +43,7 @@ func newQueries(d Dialect) queries {
 	q.commit = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, state = ?, due_ns = ?, checks = checks + ?, failures = ?, reason = ?,
 		lease_token = NULL, lease_until_ns = NULL
 		WHERE order_id = ? AND lease_token = ?`
-	q.retry = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, due_ns = ?, checks = checks + ?, failures = ?,
+	q.retry = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, due_ns = ?, failures = ?,
 		lease_token = NULL, lease_until_ns = NULL
 		WHERE order_id = ? AND lease_token = ?`
 	q.event = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`
@@ -78,6 +77,15 @@ func newQueries(d Dialect) queries {
 			RETURNING ` + orderColumns
 		q.release = `UPDATE ` + OrdersTable + ` SET due_ns = ?, lease_token = NULL, lease_until_ns = NULL
 			WHERE order_id = ? AND lease_token = ?`
+		// One statement for the batch: the outcomes as one JSON array of
+		// [id, token, state, due, checked, failures, reason] arrays.
+		q.commitMany = `UPDATE ` + OrdersTable + ` SET updated_ns = ?, state = u.state, due_ns = u.due,
+				checks = checks + u.checked, failures = u.failures, reason = u.reason,
+				lease_token = NULL, lease_until_ns = NULL
+			FROM (SELECT value ->> 0 AS order_id, value ->> 1 AS token, value ->> 2 AS state, value ->> 3 AS due,
+				value ->> 4 AS checked, value ->> 5 AS failures, value ->> 6 AS reason FROM json_each(?)) AS u
+			WHERE ` + OrdersTable + `.order_id = u.order_id AND ` + OrdersTable + `.lease_token = u.token
+			RETURNING ` + OrdersTable + `.order_id`
 	}
 	q.orderLease = `SELECT due_ns, lease_until_ns FROM ` + OrdersTable + ` WHERE order_id = ?`
 	if d == Postgres {

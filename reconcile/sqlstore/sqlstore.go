@@ -42,6 +42,37 @@
 // its leases expire on the store's clock so that another sweeper takes its
 // orders.
 //
+// # Schema versions
+//
+// The schema is versioned: numbered migrations embedded in this module
+// (migrations/<dialect>/NNNN_name.sql), applied in order by Migrate and
+// recorded in upicollect_reconcile_migrations. New migrates before it
+// returns, so the first process of a new release upgrades the database;
+// processes starting together take turns (an advisory lock on PostgreSQL,
+// the write lock on SQLite). A database of release 0.2.0 (its two tables,
+// no version table) is upgraded in place; its leases are dropped, so stop
+// 0.2.0 sweepers first. A database a newer release has migrated is refused
+// (ErrSchemaTooNew) rather than misread.
+//
+// # Retention
+//
+// Orders are kept after their last check, with their events, so that
+// Lookup and List can show them. Prune(ctx, before) deletes the orders with
+// no further check (final, untracked, or past their late window) whose
+// last change, on the store's clock, is before before, with their events,
+// 5,000 orders per transaction; an order still checked is never deleted.
+// Run it from a daily job, e.g. st.Prune(ctx, time.Now().AddDate(0, 0, -90))
+// for 90 days of history. Prune reads the orders table to find them (no
+// index on the last change: a daily job does not pay for one on every
+// commit).
+//
+// # Storage
+//
+// A tracked order takes about 165 bytes on PostgreSQL (row, primary key and
+// due index) and about 100 on SQLite, as loaded; every commit leaves a dead
+// row version on PostgreSQL until autovacuum reclaims it, so a busy table
+// runs larger between vacuums (BENCHMARKS.md has the figures).
+//
 // Every database call the store makes is bounded by WithStatementTimeout
 // (10 s unless set): a connection that stops answering costs one call,
 // not minutes.

@@ -42,31 +42,28 @@ var dialects = []struct {
 	{"SQLite", sqlstore.SQLite, newSQLiteDB},
 }
 
-func newStore(t *testing.T, d sqlstore.Dialect, db *sql.DB) reconcile.Store {
+func newStore(t *testing.T, d sqlstore.Dialect, db *sql.DB, opts ...sqlstore.Option) reconcile.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	st, err := sqlstore.New(ctx, db, d)
+	st, err := sqlstore.New(ctx, db, d, opts...)
 	require.NoError(t, err)
 	return st
 }
 
-// TestStoreSuite runs the conformance suite of reconcile/storetest. The
-// suite measures leases from the now it passes (the memory store's way);
-// a SQL store measures them on its own clock, so here the store's clock
-// follows the suite's now (followClock).
+// TestStoreSuite runs the conformance suite of reconcile/storetest, on
+// stores whose clock the suite sets to the times it passes (a SQL store
+// measures leases on its own clock), and its TrackTx part.
 func TestStoreSuite(t *testing.T) {
 	for _, dc := range dialects {
 		t.Run(dc.name, func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) reconcile.Store {
+			storetest.RunClocked(t, func(t *testing.T, now func() time.Time) reconcile.Store {
 				_, db := dc.newDB(t)
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				fc := &followClock{}
-				fc.set(t0)
-				st, err := sqlstore.New(ctx, db, dc.d, sqlstore.WithClock(fc.now))
-				require.NoError(t, err)
-				return followStore{Store: st, clock: fc}
+				return newStore(t, dc.d, db, sqlstore.WithClock(now))
+			})
+			storetest.RunTx(t, func(t *testing.T) (reconcile.Store, *sql.DB) {
+				_, db := dc.newDB(t)
+				return newStore(t, dc.d, db), db
 			})
 		})
 	}
@@ -77,27 +74,6 @@ type followClock struct{ ns atomic.Int64 }
 
 func (c *followClock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
 func (c *followClock) now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
-
-// followStore sets its clock to the now of each call that takes one.
-type followStore struct {
-	reconcile.Store
-	clock *followClock
-}
-
-func (f followStore) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]reconcile.Lease, error) {
-	f.clock.set(now)
-	return f.Store.Lease(ctx, now, limit, ttl)
-}
-
-func (f followStore) LeaseOrder(ctx context.Context, id string, now time.Time, ttl time.Duration) (reconcile.Lease, error) {
-	f.clock.set(now)
-	return f.Store.LeaseOrder(ctx, id, now, ttl)
-}
-
-func (f followStore) Extend(ctx context.Context, l reconcile.Lease, now time.Time, ttl time.Duration) error {
-	f.clock.set(now)
-	return f.Store.Extend(ctx, l, now, ttl)
-}
 
 func TestNewRefusesSQLiteWithoutBusyTimeout(t *testing.T) {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "x.db"))

@@ -104,6 +104,14 @@ func TestHandlerWritesCommitWithTheEvent(t *testing.T) {
 			require.NoError(t, db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+sqlstore.EventsTable).Scan(&events))
 			assert.Zero(t, events)
 
+			// The order is due again after the handler's backoff, with its
+			// failure counted.
+			after, err := st.Lookup(ctx, "tx-1")
+			require.NoError(t, err)
+			assert.Equal(t, 1, after.Failures)
+			assert.Equal(t, reconcile.StatePending, after.State)
+			require.True(t, after.Next.After(clk.Now()), "not due again at once")
+			clk.Set(after.Next)
 			stats, err = sw.Step(ctx, clk.Now())
 			require.NoError(t, err)
 			assert.Equal(t, 1, stats.Paid)
