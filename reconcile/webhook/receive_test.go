@@ -274,6 +274,24 @@ func TestParseSignature(t *testing.T) {
 	}
 }
 
+// TestParseSignatureSaysWhy: each refusal names the part that was wrong.
+func TestParseSignatureSaysWhy(t *testing.T) {
+	mac := strings.Repeat("ab", 32)
+	for h, want := range map[string]string{
+		"t=1,v1=ab":                           "webhook: malformed signature header: v1 is not 64 hex digits",
+		"t=1a,v1=" + mac:                      "webhook: malformed signature header: t is not 1 to 12 digits",
+		"t=1,t=1,v1=" + mac:                   "webhook: malformed signature header: t appears twice",
+		"v1=" + mac:                           "webhook: malformed signature header: t is missing",
+		"t=1,v1":                              "webhook: malformed signature header: an item is not key=value",
+		"t=1":                                 "webhook: delivery not signed: Upicollect-Signature has no v1 value",
+		"t=1" + strings.Repeat(",v1="+mac, 9): "webhook: malformed signature header: more than 8 v1 values",
+		strings.Repeat("x", 1025):             "webhook: malformed signature header: longer than 1024 bytes",
+	} {
+		_, _, err := webhook.ParseSignature(h)
+		assert.EqualError(t, err, want)
+	}
+}
+
 // TestSignature pins the signing rule: HMAC-SHA256 of "<t>.<body>", in
 // lower-case hex, one v1 per secret in order.
 func TestSignature(t *testing.T) {
