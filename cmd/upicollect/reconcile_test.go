@@ -195,17 +195,19 @@ func TestReconcileRunExecTimeout(t *testing.T) {
 func TestReconcileRunUsage(t *testing.T) {
 	tests := []struct {
 		args []string
+		env  string // added to the environment
 		want string
 	}{
-		{[]string{"--deliver", "exec:"}, "the command is empty"},
-		{[]string{"--deliver", "ftp://x"}, "want exec:COMMAND or https://URL"},
-		{[]string{"--deliver", "exec:true", "--deliver-timeout", "0s"}, "--deliver-timeout 0s"},
-		{[]string{"--deliver", "https://127.0.0.1:1/hook"}, "set UPICOLLECT_WEBHOOK_SECRET or --webhook-secret-file"},
-		{[]string{"--deliver", "exec:true"}, "missing UPICOLLECT_RECONCILE_DSN or --dsn"},
+		{[]string{"--deliver", "exec:"}, "", "the command is empty"},
+		{[]string{"--deliver", "ftp://x"}, "", "want exec:COMMAND or https://URL"},
+		{[]string{"--deliver", "exec:true", "--deliver-timeout", "0s"}, "", "--deliver-timeout 0s"},
+		{[]string{"--deliver", "https://127.0.0.1:1/hook"}, "", "set UPICOLLECT_WEBHOOK_SECRET or --webhook-secret-file"},
+		{[]string{"--deliver", "http://shop.example/hook"}, envWebhookSecret + "=whsec-usage", "endpoint"},
+		{[]string{"--deliver", "exec:true"}, "", "missing UPICOLLECT_RECONCILE_DSN or --dsn"},
 	}
 	env := []string{envBaseURL + "=http://127.0.0.1:1", envMID + "=m", envPublicKey + "=pk", envSecretKey + "=sk"}
 	for _, tt := range tests {
-		r := cli(t, env, "", append([]string{"reconcile", "run", "--once"}, tt.args...)...)
+		r := cli(t, append(env, tt.env), "", append([]string{"reconcile", "run", "--once"}, tt.args...)...)
 		assert.Equal(t, exitUsage, r.code, "%v: %s", tt.args, r.output())
 		assert.Contains(t, r.stderr, tt.want, tt.args)
 	}
