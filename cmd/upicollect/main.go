@@ -5,12 +5,13 @@
 //
 //	upicollect <command> [flags] [arguments]
 //
-// Commands: intent, request, order, link, status, wait, qr, sandbox (with
-// sandbox advance and sandbox pay, which drive a running sandbox's clock
-// and payments), version and completion; `upicollect help exit-codes` and
-// `upicollect help environment` describe the exit codes and the
-// environment. Run `upicollect help` for the list and `upicollect
-// <command> --help` for a command's flags and an example.
+// Commands: intent, request, order, link, status, wait, qr, reconcile (run,
+// track, show, list, serve), sandbox (with sandbox advance and sandbox pay,
+// which drive a running sandbox's clock and payments), version and
+// completion; `upicollect help exit-codes` and `upicollect help environment`
+// describe the exit codes and the environment. Run `upicollect help` for the
+// list and `upicollect <command> --help` for a command's flags and an
+// example.
 //
 // Exit codes: 0 success, 1 unexpected failure, 2 usage or validation,
 // 3 the service refused, 4 unauthorized, 5 outcome unknown or wait timed

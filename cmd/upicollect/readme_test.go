@@ -161,3 +161,30 @@ func goListFor(words []string) ([]string, bool) {
 	}
 	return nil, false
 }
+
+// TestREADMELedgerCommands runs the commands of the README's "Operating
+// the ledger" section as printed: track, show and list on a new SQLite
+// ledger (the section's export names it), and --help of run and serve,
+// whose flags must exist.
+func TestREADMELedgerCommands(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	cmds := readmeCommands(t, string(b), "## Operating the ledger")
+	env := []string{envDSN + "=sqlite:" + filepath.Join(t.TempDir(), "shop.db")}
+	ran := map[string]int{}
+	for _, args := range cmds {
+		require.Equal(t, "reconcile", args[0], "README: upicollect %s", strings.Join(args, " "))
+		switch args[1] {
+		case "track", "show", "list":
+			r := cli(t, env, "", args...)
+			assert.Equal(t, exitOK, r.code, "README: upicollect %s\n%s", strings.Join(args, " "), r.output())
+		default:
+			r := cli(t, env, "", append(args, "--help")...)
+			assert.Equal(t, exitOK, r.code, "README: upicollect %s\n%s", strings.Join(args, " "), r.output())
+		}
+		ran[args[1]]++
+	}
+	for _, c := range []string{"track", "show", "list", "run", "serve"} {
+		assert.NotZero(t, ran[c], "the section shows reconcile %s", c)
+	}
+}

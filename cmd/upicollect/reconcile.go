@@ -4,17 +4,86 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
-// envDSN names the database of `upicollect reconcile` when --dsn is not
+// envDSN names the ledger of `upicollect reconcile` when --dsn is not
 // given: a DSN may carry a password, which a flag would show in ps.
 const envDSN = "UPICOLLECT_RECONCILE_DSN"
 
-// eventJSON is one event as `reconcile` prints it.
+// ledgerFlags are the flags every reconcile subcommand shares.
+type ledgerFlags struct {
+	dsn    string
+	create bool // only on the commands that write: run and track
+}
+
+func (a *app) addLedgerFlags(cmd *cobra.Command, lf *ledgerFlags, writes bool) {
+	f := cmd.Flags()
+	f.StringVar(&lf.dsn, "dsn", "", "the ledger's `DSN`: postgres://…, sqlite:PATH (default $"+envDSN+")")
+	if writes {
+		f.BoolVar(&lf.create, "create", false, "create the SQLite file when it does not exist")
+	}
+}
+
+// openLedger opens the ledger the flags name, for a command that writes
+// (run, track) or only reads (show, list, serve).
+func (a *app) openLedger(lf *ledgerFlags, readOnly bool) (reconcile.Store, func(), error) {
+	src := a.pick(lf.dsn, envDSN)
+	if src == "" {
+		return nil, nil, usageError(errors.New("missing " + envDSN + " or --dsn"))
+	}
+	return a.openStore(a.ctx, src, lf.create, readOnly)
+}
+
+const reconcileLong = `Work with a reconcile ledger: the database (reconcile/sqlstore) in which an
+application tracks its orders until each has its final state.
+
+  run    check the tracked orders on their schedule and deliver each event
+         to a command (exec:COMMAND) or a signed webhook (https://URL)
+  track  track an order, for scripts
+  show   one order: its state, checks and events
+  list   the orders, newest first, by state
+  serve  a read-only dashboard of the ledger in the browser
+
+Only run records events, and only with --deliver: an event it records is
+delivered, never just printed. show, list and serve only read.
+
+The ledger is --dsn, else ` + envDSN + ` (a DSN may hold a password:
+the variable keeps it out of ps): postgres://… or postgresql://… for
+PostgreSQL, sqlite:PATH or file:PATH for SQLite. A SQLite file that does
+not exist is refused, unless run or track is given --create. A DSN is
+never printed with its password.`
+
+func (a *app) reconcileCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "reconcile",
+		Short: "Run, inspect and serve a reconcile ledger (run, track, show, list, serve)",
+		Long:  reconcileLong,
+		Example: `  export ` + envDSN + `=sqlite:shop.db
+  upicollect reconcile run --deliver 'exec:php credit.php' --once
+  upicollect reconcile list --state late_paid
+  upicollect reconcile serve --addr 127.0.0.1:8790`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError(fmt.Errorf("unknown reconcile command %q: want run, track, show, list or serve", args[0]))
+			}
+			return nil
+		},
+		RunE: a.runE(func(cmd *cobra.Command, _ []string) error {
+			return usageError(errors.New("reconcile needs a command: run, track, show, list or serve " +
+				"(the sweeper is 'reconcile run --deliver …': it never consumes events without delivering them)"))
+		}),
+	}
+	cmd.AddCommand(a.reconcileRunCmd(), a.reconcileTrackCmd(), a.reconcileShowCmd(), a.reconcileListCmd(), a.reconcileServeCmd())
+	return cmd
+}
+
+// eventJSON is one event as `reconcile run` prints it when delivered, and
+// as show and list print an order's events.
 type eventJSON struct {
 	Event     string  `json:"event"`
 	OrderID   string  `json:"order_id"`
@@ -24,6 +93,41 @@ type eventJSON struct {
 	UTR       string  `json:"utr"`
 	Reason    string  `json:"reason,omitempty"`
 	At        string  `json:"at"`
+}
+
+func newEventJSON(e reconcile.Event) eventJSON {
+	ev := eventJSON{
+		Event: string(e.Result), OrderID: e.Order.ID, Expected: e.Order.Amount.String(),
+		Reason: e.Reason, At: e.At.Format(time.RFC3339),
+	}
+	if e.Status != nil {
+		ev.Amount, ev.TxnStatus, ev.UTR = optAmount(e.Status.Amount), string(e.Status.TxnStatus), e.Status.UTR
+	}
+	return ev
+}
+
+// eventLine is e for a person: "paid  ORDER  expected ₹499.00, paid ₹…  UTR …  (reason)".
+func eventLine(e reconcile.Event) string {
+	ev := newEventJSON(e)
+	line := fmt.Sprintf("%-9s %s  expected %s", ev.Event, ev.OrderID, rupees(e.Order.Amount))
+	if ev.Amount != nil && *ev.Amount != ev.Expected {
+		line += ", paid ₹" + *ev.Amount
+	}
+	if ev.UTR != "" {
+		line += "  UTR " + ev.UTR
+	}
+	if ev.Reason != "" {
+		line += "  (" + ev.Reason + ")"
+	}
+	return terminalSafe(line)
+}
+
+// printDelivered prints an event that was delivered.
+func (a *app) printDelivered(e reconcile.Event) error {
+	if a.json {
+		return a.printJSON(newEventJSON(e))
+	}
+	return writeLine(a.stdout, eventLine(e))
 }
 
 // stepJSON is the summary of one step.
@@ -38,121 +142,6 @@ type stepJSON struct {
 	Pending  int     `json:"pending"`
 	Errors   int     `json:"errors"`
 	NextDue  *string `json:"next_due"`
-}
-
-func (a *app) reconcileCmd() *cobra.Command {
-	var (
-		conn     connFlags
-		dsn      string
-		once     bool
-		interval time.Duration
-	)
-	cmd := &cobra.Command{
-		Use:   "reconcile --dsn DSN [--once]",
-		Short: "Sweep a reconcile database: check every tracked order until it is final",
-		Long: `Run a sweeper over the orders an application tracked in a reconcile database
-(reconcile/sqlstore): check each on its schedule until its final state,
-record every event once, and print each event and a summary line per step.
---once runs one step and exits; without it the sweeper steps until Ctrl-C,
-waiting between steps until the next order is due (at most --interval).
-Several sweepers may share one database.
-
-The database is --dsn, else ` + envDSN + ` (a DSN may hold a password:
-the variable keeps it out of ps): postgres://… or postgresql://… for
-PostgreSQL, sqlite:PATH or file:PATH for SQLite.
-
-An event is recorded in the database with the step that found it, once;
-it is printed when found, so a step that fails to record it prints it
-again at the next step.`,
-		Example: `  export UPICOLLECT_RECONCILE_DSN=postgres://shop@127.0.0.1/shop
-  upicollect reconcile --once
-  upicollect reconcile --dsn sqlite:orders.db --json | jq -c 'select(.event == "late_paid")'`,
-		Args: cobra.NoArgs,
-		RunE: a.runE(func(*cobra.Command, []string) error {
-			src := a.pick(dsn, envDSN)
-			if src == "" {
-				return usageError(errors.New("missing " + envDSN + " or --dsn (see 'upicollect reconcile --help')"))
-			}
-			c, _, err := a.client(&conn)
-			if err != nil {
-				return err
-			}
-			defer c.CloseIdleConnections()
-			st, closeDB, err := openStore(a.ctx, src)
-			if err != nil {
-				return err
-			}
-			defer closeDB()
-			sw, err := reconcile.New(c, st, a.printEvent, reconcile.WithClock(a.now))
-			if err != nil {
-				return err
-			}
-			return a.sweep(sw, once, interval)
-		}),
-	}
-	a.addConnFlags(cmd, &conn, false)
-	cmd.Flags().StringVar(&dsn, "dsn", "", "the reconcile database's `DSN` (default $"+envDSN+")")
-	cmd.Flags().BoolVar(&once, "once", false, "run one step and exit")
-	cmd.Flags().DurationVar(&interval, "interval", 30*time.Second, "the longest wait between two steps")
-	return cmd
-}
-
-// sweep steps until ctx ends (or once), printing a summary per step. A
-// step's errors (a check that failed, an event not recorded) are counted
-// in its summary and retried by the next step; with --once they are the
-// exit code.
-func (a *app) sweep(sw *reconcile.Sweeper, once bool, interval time.Duration) error {
-	for {
-		now := a.now()
-		stats, err := sw.Step(a.ctx, now)
-		if a.ctx.Err() != nil {
-			return interrupted(a.ctx, errors.New("sweeper stopped"))
-		}
-		if perr := a.printStep(now, stats); perr != nil {
-			return perr
-		}
-		if once {
-			return err
-		}
-		if err != nil {
-			_ = writeLine(a.stderr, "upicollect: "+terminalSafe(errorMessage(nil, err)))
-		}
-		wait := interval
-		if !stats.NextDue.IsZero() {
-			wait = min(max(stats.NextDue.Sub(now), 0), interval)
-		}
-		select {
-		case <-a.ctx.Done():
-			return interrupted(a.ctx, errors.New("sweeper stopped"))
-		case <-time.After(wait):
-		}
-	}
-}
-
-// printEvent is the sweeper's handler: it prints the event. Its error (a
-// closed stdout) leaves the event to be delivered again.
-func (a *app) printEvent(_ context.Context, e reconcile.Event) error {
-	ev := eventJSON{
-		Event: string(e.Result), OrderID: e.Order.ID, Expected: e.Order.Amount.String(),
-		Reason: e.Reason, At: e.At.Format(time.RFC3339),
-	}
-	if e.Status != nil {
-		ev.Amount, ev.TxnStatus, ev.UTR = optAmount(e.Status.Amount), string(e.Status.TxnStatus), e.Status.UTR
-	}
-	if a.json {
-		return a.printJSON(ev)
-	}
-	line := fmt.Sprintf("%-9s %s  expected %s", ev.Event, ev.OrderID, rupees(e.Order.Amount))
-	if ev.Amount != nil && *ev.Amount != ev.Expected {
-		line += ", paid ₹" + *ev.Amount
-	}
-	if ev.UTR != "" {
-		line += "  UTR " + ev.UTR
-	}
-	if ev.Reason != "" {
-		line += "  (" + ev.Reason + ")"
-	}
-	return writeLine(a.stdout, terminalSafe(line))
 }
 
 // printStep prints a step's summary line.
@@ -170,4 +159,68 @@ func (a *app) printStep(at time.Time, s reconcile.Stats) error {
 	return writeLine(a.stdout, fmt.Sprintf(
 		"step %s: checked %d, paid %d, failed %d, late_paid %d, expired %d, mismatch %d, pending %d, errors %d; next due %s",
 		v.Step, v.Checked, v.Paid, v.Failed, v.LatePaid, v.Expired, v.Mismatch, v.Pending, v.Errors, next))
+}
+
+// minStepGap is the least time between two steps of `reconcile run`,
+// whatever the ledger says is due (a fifth of --interval when that is
+// longer): an order whose delivery keeps failing is never stepped back to
+// back (the ledger's backoff spaces its retries; this is the floor under
+// it).
+const minStepGap = time.Second
+
+// sweep steps until ctx ends (or once), printing a summary per step. Each
+// step is at the ledger's time (Store.Now: PostgreSQL's clock, so that
+// sweepers on hosts whose clocks differ agree) and bounded by stepTimeout.
+// Between steps it waits until the ledger's next due order (NextDue), at
+// least minStepGap (or interval/5) and at most interval. A step's errors (a
+// check that failed, an event not delivered) are printed and retried on
+// the ledger's backoff; with --once they are the exit code.
+func (a *app) sweep(sw *reconcile.Sweeper, st reconcile.Store, once bool, interval, stepTimeout time.Duration) error {
+	for {
+		now, stats, err := a.step(sw, st, stepTimeout)
+		if a.ctx.Err() != nil {
+			return interrupted(a.ctx, errors.New("sweeper stopped"))
+		}
+		if perr := a.printStep(now, stats); perr != nil {
+			return perr
+		}
+		if once {
+			return err
+		}
+		if err != nil {
+			for _, line := range strings.Split(errorMessage(nil, err), "\n") {
+				_ = writeLine(a.stderr, "upicollect: "+terminalSafe(line))
+			}
+		}
+		select {
+		case <-a.ctx.Done():
+			return interrupted(a.ctx, errors.New("sweeper stopped"))
+		case <-time.After(stepWait(now, stats.NextDue, interval)):
+		}
+	}
+}
+
+// step is one of sweep's steps, at the ledger's time, bounded by timeout.
+func (a *app) step(sw *reconcile.Sweeper, st reconcile.Store, timeout time.Duration) (time.Time, reconcile.Stats, error) {
+	ctx, cancel := context.WithTimeout(a.ctx, timeout)
+	defer cancel()
+	now, ok, err := st.Now(ctx)
+	if err != nil {
+		return a.now(), reconcile.Stats{}, fmt.Errorf("reading the ledger's clock: %w", err)
+	}
+	if !ok {
+		now = a.now()
+	}
+	stats, err := sw.Step(ctx, now)
+	return now, stats, err
+}
+
+// stepWait is how long sweep waits after a step at now: until next (the
+// ledger's next due order), at least minStepGap, at most interval.
+func stepWait(now, next time.Time, interval time.Duration) time.Duration {
+	wait := interval
+	if !next.IsZero() {
+		wait = min(next.Sub(now), interval)
+	}
+	return max(wait, minStepGap, interval/5)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"sort"
 	"sync"
 
 	upicollect "github.com/upicollect/upicollect-go"
@@ -13,7 +14,9 @@ import (
 // of defence for everything the CLI prints.
 type secrets struct {
 	mu     sync.Mutex
-	filter *upicollect.Redactor // nil until credentials are read: finds nothing
+	filter *upicollect.Redactor   // nil until credentials are read: finds nothing
+	values []string               // other secrets: a DSN's password, a webhook secret
+	more   []*upicollect.Redactor // their filters, longest value first
 }
 
 // set makes c's secret, and every Authorization form made from it, the
@@ -23,6 +26,37 @@ func (s *secrets) set(c upicollect.Credentials) {
 	s.mu.Lock()
 	s.filter = f
 	s.mu.Unlock()
+}
+
+// add makes each of values (a database password, a webhook secret) a
+// value no output may carry, in every form the SDK's Redactor knows.
+func (s *secrets) add(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range values {
+		if v != "" {
+			s.values = append(s.values, v)
+		}
+	}
+	// Longest first: a value that holds a shorter one is replaced whole.
+	sort.SliceStable(s.values, func(i, j int) bool { return len(s.values[i]) > len(s.values[j]) })
+	more := make([]*upicollect.Redactor, 0, len(s.values)) // a fresh slice: bytes may be reading the old one
+	for _, v := range s.values {
+		more = append(more, upicollect.Credentials{SecretKey: v}.Redactor())
+	}
+	s.more = more
+}
+
+// bytes is p with every secret replaced by "[REDACTED]".
+func (s *secrets) bytes(p []byte) []byte {
+	s.mu.Lock()
+	f, more := s.filter, s.more
+	s.mu.Unlock()
+	p = f.Bytes(p)
+	for _, m := range more {
+		p = m.Bytes(p)
+	}
+	return p
 }
 
 func (s *secrets) current() *upicollect.Redactor {
@@ -40,7 +74,7 @@ type redactWriter struct {
 }
 
 func (r *redactWriter) Write(p []byte) (int, error) {
-	if _, err := r.w.Write(r.secrets.current().Bytes(p)); err != nil {
+	if _, err := r.w.Write(r.secrets.bytes(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

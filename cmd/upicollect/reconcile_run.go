@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/upicollect/upicollect-go/reconcile"
+)
+
+// envWebhookSecret is the secret that signs webhook deliveries, when
+// --webhook-secret-file is not given.
+const envWebhookSecret = "UPICOLLECT_WEBHOOK_SECRET"
+
+// defaultDeliverTimeout bounds one delivery: a command's run or a webhook's
+// answer.
+const defaultDeliverTimeout = 30 * time.Second
+
+// maxDeliverTimeout keeps a delivery well inside the lease that holds its
+// order (reconcile.DefaultLeaseTTL).
+const maxDeliverTimeout = 10 * time.Minute
+
+type runFlags struct {
+	conn              connFlags
+	ledger            ledgerFlags
+	deliver           string
+	deliverTimeout    time.Duration
+	webhookSecretFile string
+	once              bool
+	interval          time.Duration
+}
+
+const runLong = `Check the orders tracked in the ledger on their schedule until each has its
+final state, and deliver each event once:
+
+  --deliver exec:COMMAND   run COMMAND with /bin/sh -c, the event's JSON on
+                           one line (the webhook's Delivery: id, order_id, result,
+                           expected_paise, expected, paid_paise, paid, utr,
+                           reason, at) on stdin. Exit 0: delivered. Anything
+                           else, or running longer than --deliver-timeout:
+                           not delivered; its stderr goes to the log and the
+                           event comes again, after the ledger's backoff.
+                           The command also gets UPICOLLECT_DELIVERY_ID,
+                           UPICOLLECT_ORDER_ID and UPICOLLECT_RESULT, and
+                           not the secrets of this environment.
+  --deliver https://URL    POST the event as a signed webhook (see the
+                           README, "Webhooks for every shop"); a 2xx answer
+                           is delivered. The secret is
+                           --webhook-secret-file FILE, else $` + envWebhookSecret + `.
+
+Without --deliver run refuses to start: an event is recorded only when it
+is delivered, so that the ledger can never say "paid" for an order your
+application never heard of. Every delivery of one event carries the same
+id: make your handler drop an id it has seen (delivery is at least once).
+
+--once runs one step and exits (1 when an event was not delivered or a
+check failed); without it run steps until Ctrl-C, waiting for the next
+due order: at most --interval, at least a fifth of it (never two steps
+back to back). A failed delivery is retried after a backoff that starts
+at --interval and grows with each failure. Several run processes may
+share one ledger. The service's credentials come as for every command
+('upicollect help environment').`
+
+func (a *app) reconcileRunCmd() *cobra.Command {
+	var rf runFlags
+	cmd := &cobra.Command{
+		Use:   "run --dsn DSN --deliver exec:COMMAND|https://URL [--once]",
+		Short: "Sweep the ledger and deliver each event to a command or a webhook",
+		Long:  runLong,
+		Example: `  upicollect reconcile run --dsn sqlite:shop.db --deliver 'exec:php credit.php' --once
+  UPICOLLECT_WEBHOOK_SECRET=… upicollect reconcile run --deliver https://shop.example/upi-webhook`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(*cobra.Command, []string) error { return a.runSweeper(&rf) }),
+	}
+	a.addConnFlags(cmd, &rf.conn, false)
+	a.addLedgerFlags(cmd, &rf.ledger, true)
+	f := cmd.Flags()
+	f.StringVar(&rf.deliver, "deliver", "", "where each event goes: exec:`COMMAND` or https://URL (required)")
+	f.DurationVar(&rf.deliverTimeout, "deliver-timeout", defaultDeliverTimeout, "how long one delivery may take")
+	f.StringVar(&rf.webhookSecretFile, "webhook-secret-file", "", "read the webhook secret from `FILE` (default $"+envWebhookSecret+")")
+	f.BoolVar(&rf.once, "once", false, "run one step and exit")
+	f.DurationVar(&rf.interval, "interval", 30*time.Second, "the longest wait between two steps")
+	return cmd
+}
+
+// runSweeper checks its flags before any I/O, then sweeps.
+func (a *app) runSweeper(rf *runFlags) error {
+	if rf.deliver == "" {
+		return usageError(errors.New("run needs --deliver exec:COMMAND or --deliver https://URL: " +
+			"every event it records must reach your application, never only this terminal"))
+	}
+	if rf.deliverTimeout <= 0 || rf.deliverTimeout > maxDeliverTimeout {
+		return usageError(fmt.Errorf("--deliver-timeout %v: want more than 0 and at most %v", rf.deliverTimeout, maxDeliverTimeout))
+	}
+	if rf.interval <= 0 {
+		return usageError(fmt.Errorf("--interval %v: want more than 0", rf.interval))
+	}
+	deliver, err := a.deliverer(rf)
+	if err != nil {
+		return err
+	}
+	c, _, err := a.client(&rf.conn)
+	if err != nil {
+		return err
+	}
+	defer c.CloseIdleConnections()
+	st, closeDB, err := a.openLedger(&rf.ledger, false)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	handler := func(ctx context.Context, e reconcile.Event) error {
+		if err := deliver(ctx, e); err != nil {
+			return err
+		}
+		return a.printDelivered(e)
+	}
+	// Each delivery ends well within its handler's bound, and that well
+	// within the lease that holds its order; a failed delivery is retried
+	// after a backoff that starts at --interval.
+	handlerTimeout := rf.deliverTimeout + 5*time.Second
+	leaseTTL := max(reconcile.DefaultLeaseTTL, 2*handlerTimeout)
+	sw, err := reconcile.New(c, st, handler, reconcile.WithClock(a.now),
+		reconcile.WithHandlerTimeout(handlerTimeout),
+		reconcile.WithLeaseTTL(leaseTTL),
+		reconcile.WithStepInterval(rf.interval))
+	if err != nil {
+		return err
+	}
+	return a.sweep(sw, st, rf.once, rf.interval, leaseTTL)
+}
+
+// deliverer returns the delivery --deliver names.
+func (a *app) deliverer(rf *runFlags) (reconcile.Handler, error) {
+	switch {
+	case strings.HasPrefix(rf.deliver, "exec:"):
+		command := strings.TrimSpace(strings.TrimPrefix(rf.deliver, "exec:"))
+		if command == "" {
+			return nil, usageError(errors.New("--deliver exec:COMMAND: the command is empty"))
+		}
+		x := &execDelivery{command: command, timeout: rf.deliverTimeout, env: childEnv(os.Environ())}
+		return x.deliver, nil
+	case strings.HasPrefix(strings.ToLower(rf.deliver), "https://"), strings.HasPrefix(strings.ToLower(rf.deliver), "http://"):
+		return a.webhookDelivery(rf)
+	}
+	return nil, usageError(errors.New("--deliver: want exec:COMMAND or https://URL"))
+}
+
+// webhookSecret is the secret of --deliver https://: the file, else the
+// environment; the flag wins. It is never printed.
+func (a *app) webhookSecret(rf *runFlags) ([]byte, error) {
+	secret := a.getenv(envWebhookSecret)
+	if rf.webhookSecretFile != "" {
+		s, err := a.readSecretFile(rf.webhookSecretFile)
+		if err != nil {
+			return nil, usageError(fmt.Errorf("--webhook-secret-file: %w", err))
+		}
+		secret = s
+	}
+	if secret == "" {
+		return nil, usageError(errors.New("--deliver https://… signs each delivery: set " + envWebhookSecret + " or --webhook-secret-file FILE"))
+	}
+	a.secrets.add(secret)
+	return []byte(secret), nil
+}
+
+// childEnv is env without the secrets of this process: a delivery command
+// needs none of them.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case envSecretKey, envWebhookSecret, envDSN, "UPICOLLECT_DELIVERY_ID", "UPICOLLECT_ORDER_ID", "UPICOLLECT_RESULT":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// maxStderr bounds what a delivery command's stderr adds to the log.
+const maxStderr = 2 << 10
+
+// execDelivery runs a command per event.
+type execDelivery struct {
+	command string
+	timeout time.Duration
+	env     []string
+}
+
+// deliver runs the command with the event's Delivery JSON on stdin. Exit
+// 0 is delivered; anything else is an error that quotes the command's
+// stderr (at most maxStderr bytes, escaped).
+func (x *execDelivery) deliver(ctx context.Context, e reconcile.Event) error {
+	body, id, err := deliveryJSON(e)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, x.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", x.command)
+	cmd.Stdin = bytes.NewReader(append(body, '\n')) // one line: line-based tools read it whole
+	stderr := &boundedBuffer{max: maxStderr}
+	cmd.Stderr = stderr
+	cmd.Env = append(x.env, "UPICOLLECT_DELIVERY_ID="+id, "UPICOLLECT_ORDER_ID="+e.Order.ID, "UPICOLLECT_RESULT="+string(e.Result))
+	cmd.WaitDelay = time.Second // a child that keeps stderr open cannot hold the step
+	killGroup(cmd)
+	err = cmd.Run()
+	if err == nil {
+		return nil
+	}
+	what := err.Error()
+	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		what = fmt.Sprintf("killed after --deliver-timeout %v", x.timeout)
+	}
+	if s := stderr.String(); s != "" {
+		what += "; stderr: " + s
+	}
+	return fmt.Errorf("exec delivery failed (%s)", what)
+}
+
+// boundedBuffer keeps the first max bytes written to it and counts the
+// rest.
+type boundedBuffer struct {
+	max     int
+	buf     bytes.Buffer
+	dropped int
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := max(b.max-b.buf.Len(), 0); room < n {
+		b.dropped += n - room
+		p = p[:room]
+	}
+	b.buf.Write(p)
+	return n, nil
+}
+
+// String is what was kept, quoted (every control character escaped), with
+// how much was dropped.
+func (b *boundedBuffer) String() string {
+	s := strings.TrimSpace(b.buf.String())
+	if s == "" && b.dropped == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("%q", s)
+	if b.dropped > 0 {
+		out += fmt.Sprintf(" (%d more bytes)", b.dropped)
+	}
+	return out
+}
