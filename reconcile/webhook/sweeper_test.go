@@ -249,14 +249,21 @@ func TestSenderFailureLeavesEventDue(t *testing.T) {
 	_, err = sb.Pay("o-1")
 	require.NoError(t, err)
 	require.NoError(t, sw.Track(ctx, reconcile.Order{ID: "o-1", Amount: 1000, Created: t0}))
+	// Each refusal puts the order back in the sweeper's backoff: the next
+	// step is at the order's next check.
+	stepAtNext := func() (reconcile.Stats, error) {
+		os, err := sw.Lookup(ctx, "o-1")
+		require.NoError(t, err)
+		return sw.Step(ctx, clk.Advance(max(10*time.Second, os.Next.Sub(clk.Now()))))
+	}
 	for i := 0; i < 3; i++ {
-		st, err := sw.Step(ctx, clk.Advance(10*time.Second))
+		st, err := stepAtNext()
 		require.Error(t, err)
 		var ve *upicollect.ValidationError
 		assert.False(t, errors.As(err, &ve))
 		assert.Equal(t, 0, st.Paid, "step %d", i)
 	}
-	st, err := sw.Step(ctx, clk.Advance(10*time.Second))
+	st, err := stepAtNext()
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Paid)
 	assert.Len(t, rc.deliveries("o-1"), 4)
