@@ -49,3 +49,9 @@ func (s PaymentStatus) LogValue() slog.Value {
 		slog.String("vpa", mask.VPA(s.VPA)),
 	)
 }
+
+// MaskVPA returns a payer's UPI ID (VPA) as the SDK's logs and the
+// sandbox's pages show it: two characters of the handle and the bank
+// handle ("ra***@okaxis"). Programs that show payments to people (the
+// CLI's ledger dashboard) use it so that every page masks alike.
+func MaskVPA(vpa string) string { return mask.VPA(vpa) }

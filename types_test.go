@@ -163,3 +163,9 @@ func TestErrorsThroughWrapping(t *testing.T) {
 	require.True(t, errors.As(wrapped, &ae))
 	assert.Equal(t, 409, ae.HTTPStatus)
 }
+
+func TestMaskVPA(t *testing.T) {
+	for in, want := range map[string]string{"": "", "ravi@okaxis": "ra***@okaxis", "ra@okaxis": "***@okaxis", "nobank": "***"} {
+		assert.Equal(t, want, upicollect.MaskVPA(in), in)
+	}
+}

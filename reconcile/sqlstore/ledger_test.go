@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/ordermix"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 )
 
@@ -25,14 +25,14 @@ import (
 type clocked struct {
 	st  reconcile.Store
 	db  *sql.DB
-	clk *ordermix.Clock
+	clk *reconciletest.Clock
 	d   sqlstore.Dialect
 }
 
 func newClocked(t *testing.T, d sqlstore.Dialect, newDB func(testing.TB) (string, *sql.DB), opts ...sqlstore.Option) clocked {
 	t.Helper()
 	_, db := newDB(t)
-	clk := ordermix.NewClock(t0)
+	clk := reconciletest.NewClock(t0)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st, err := sqlstore.New(ctx, db, d, append([]sqlstore.Option{sqlstore.WithClock(clk.Now)}, opts...)...)

@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/ordermix"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -77,7 +77,7 @@ func TestThreeSweeperProcesses(t *testing.T) {
 	_, err := db.ExecContext(ctx, creditsWithTime)
 	require.NoError(t, err)
 
-	clk := ordermix.NewClock(t0)
+	clk := reconciletest.NewClock(t0)
 	sb := sandbox.Start(t, sandbox.WithClock(clk.Now))
 	c := sb.Client()
 	defer c.CloseIdleConnections()
@@ -85,8 +85,8 @@ func TestThreeSweeperProcesses(t *testing.T) {
 		return errors.New("the tracking process handles nothing")
 	})
 	require.NoError(t, err)
-	plan := ordermix.Plan(n, t0, 99)
-	require.NoError(t, ordermix.Create(ctx, c, sb, clk, plan, func(o reconcile.Order) error { return tracker.Track(ctx, o) }))
+	plan := reconciletest.Plan(n, t0, 99)
+	require.NoError(t, reconciletest.Create(ctx, c, sb, clk, plan, func(o reconcile.Order) error { return tracker.Track(ctx, o) }))
 
 	creds := sb.Credentials()
 	stallAt := max(n/50, 3) // early in the run: the victim holds a batch of leases
@@ -104,7 +104,7 @@ func TestThreeSweeperProcesses(t *testing.T) {
 		killedAt time.Time
 		stalled  string
 	)
-	_, _, err = ordermix.Walk(ctx, clk, t0.Add(100*time.Hour), func(ctx context.Context, now time.Time) (reconcile.Stats, error) {
+	_, _, err = reconciletest.Walk(ctx, clk, t0.Add(100*time.Hour), func(ctx context.Context, now time.Time) (reconcile.Stats, error) {
 		if rounds++; rounds%500 == 0 {
 			t.Logf("round %d at sandbox %v: %d checks so far", rounds, now.Sub(t0), sum.Checked)
 		}
@@ -132,12 +132,12 @@ func TestThreeSweeperProcesses(t *testing.T) {
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(reply, "done ")), &s); err != nil {
 				return round, fmt.Errorf("sweeper %s: %q: %w", ch.name, reply, err)
 			}
-			ordermix.Add(&round, s)
+			reconciletest.Add(&round, s)
 			if round.NextDue.IsZero() || (!s.NextDue.IsZero() && s.NextDue.Before(round.NextDue)) {
 				round.NextDue = s.NextDue
 			}
 		}
-		ordermix.Add(&sum, round)
+		reconciletest.Add(&sum, round)
 		return round, nil
 	})
 	require.NoError(t, err)
@@ -147,7 +147,7 @@ func TestThreeSweeperProcesses(t *testing.T) {
 	require.NotEmpty(t, stalled, "the victim never stalled: no process was killed mid-step")
 
 	deliveries, bySweeper, sweepersOf := readCredits(t, db)
-	r := ordermix.Check(plan, deliveries)
+	r := reconciletest.Check(plan, deliveries)
 	var eventRows int
 	require.NoError(t, db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+sqlstore.EventsTable).Scan(&eventRows))
 	var unfinished int
@@ -173,16 +173,16 @@ func TestThreeSweeperProcesses(t *testing.T) {
 
 // readCredits returns the credits as deliveries, how many each sweeper
 // wrote, and which sweepers credited each order.
-func readCredits(t *testing.T, db *sql.DB) ([]ordermix.Delivery, map[string]int, map[string][]string) {
+func readCredits(t *testing.T, db *sql.DB) ([]reconciletest.Delivery, map[string]int, map[string][]string) {
 	t.Helper()
 	rows, err := db.Query(`SELECT order_id, result, sweeper, at_ns FROM credits`)
 	require.NoError(t, err)
 	defer rows.Close()
-	var out []ordermix.Delivery
+	var out []reconciletest.Delivery
 	by, of := map[string]int{}, map[string][]string{}
 	for rows.Next() {
 		var (
-			d       ordermix.Delivery
+			d       reconciletest.Delivery
 			sweeper string
 			at      int64
 		)

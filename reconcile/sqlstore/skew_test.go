@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/upicollect/upicollect-go/internal/ordermix"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -23,12 +23,12 @@ import (
 // sweeper "ahead" has a clock skew ahead of the others: it steps at
 // now+skew. It returns what the handlers saw, at the sandbox time they saw
 // it, and the steps' stats.
-func skewRun(t *testing.T, n int, skew time.Duration) (ordermix.Report, reconcile.Stats) {
+func skewRun(t *testing.T, n int, skew time.Duration) (reconciletest.Report, reconcile.Stats) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	dsn, db := newPostgresDB(t)
-	clk := ordermix.NewClock(t0)
+	clk := reconciletest.NewClock(t0)
 	sb := sandbox.Start(t, sandbox.WithClock(clk.Now))
 	c := sb.Client()
 	defer c.CloseIdleConnections()
@@ -36,12 +36,12 @@ func skewRun(t *testing.T, n int, skew time.Duration) (ordermix.Report, reconcil
 	require.NoError(t, err)
 	var (
 		mu sync.Mutex
-		ds []ordermix.Delivery
+		ds []reconciletest.Delivery
 	)
 	handle := func(_ context.Context, e reconcile.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
-		ds = append(ds, ordermix.Delivery{OrderID: e.Order.ID, Result: e.Result, At: clk.Now()})
+		ds = append(ds, reconciletest.Delivery{OrderID: e.Order.ID, Result: e.Result, At: clk.Now()})
 		return nil
 	}
 	type sweeper struct {
@@ -62,16 +62,16 @@ func skewRun(t *testing.T, n int, skew time.Duration) (ordermix.Report, reconcil
 	}
 	tracker, err := reconcile.New(c, st, handle)
 	require.NoError(t, err)
-	plan := ordermix.Plan(n, t0, 7)
-	require.NoError(t, ordermix.Create(ctx, c, sb, clk, plan, func(o reconcile.Order) error { return tracker.Track(ctx, o) }))
-	sum, _, err := ordermix.Walk(ctx, clk, t0.Add(100*time.Hour), func(ctx context.Context, now time.Time) (reconcile.Stats, error) {
+	plan := reconciletest.Plan(n, t0, 7)
+	require.NoError(t, reconciletest.Create(ctx, c, sb, clk, plan, func(o reconcile.Order) error { return tracker.Track(ctx, o) }))
+	sum, _, err := reconciletest.Walk(ctx, clk, t0.Add(100*time.Hour), func(ctx context.Context, now time.Time) (reconcile.Stats, error) {
 		var round reconcile.Stats
 		for _, s := range sweepers {
 			stats, err := s.sw.Step(ctx, now.Add(s.skew))
 			if err != nil {
 				return round, err
 			}
-			ordermix.Add(&round, stats)
+			reconciletest.Add(&round, stats)
 			next := stats.NextDue
 			if s.skew != 0 && !next.IsZero() {
 				next = next.Add(-s.skew) // its time, back in sandbox time
@@ -85,7 +85,7 @@ func skewRun(t *testing.T, n int, skew time.Duration) (ordermix.Report, reconcil
 	require.NoError(t, err)
 	mu.Lock()
 	defer mu.Unlock()
-	return ordermix.Check(plan, ds), sum
+	return reconciletest.Check(plan, ds), sum
 }
 
 // TestTenMinuteClockSkew runs the mix through three sweeper processes' worth
@@ -106,7 +106,7 @@ func TestTenMinuteClockSkew(t *testing.T) {
 	skewed, sumSkewed := skewRun(t, n, 10*time.Minute)
 	for _, r := range []struct {
 		name string
-		r    ordermix.Report
+		r    reconciletest.Report
 		sum  reconcile.Stats
 	}{{"in step", inStep, sumInStep}, {"one 10 min ahead", skewed, sumSkewed}} {
 		t.Logf("%d orders, 3 sweepers on one PostgreSQL, %s: %d events %v; twice %d, lost %d, wrong %d; %d checks; errors %d",

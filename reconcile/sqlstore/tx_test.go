@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/ordermix"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -73,7 +73,7 @@ func TestHandlerWritesCommitWithTheEvent(t *testing.T) {
 			require.NoError(t, err)
 			assert.Nil(t, sqlstore.Tx(ctx), "no transaction outside a handler")
 
-			clk := ordermix.NewClock(t0)
+			clk := reconciletest.NewClock(t0)
 			sb := sandbox.Start(t, sandbox.WithClock(clk.Now))
 			c := sb.Client()
 			defer c.CloseIdleConnections()

@@ -14,8 +14,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/ordermix"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/reconcile/webhook"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -101,16 +101,16 @@ func (rc *receiver) results(orderID string) []reconcile.Result {
 }
 
 // walk steps sw at every due time until nothing is due before until,
-// moving clk; unlike ordermix.Walk it goes on past a failed delivery (the
+// moving clk; unlike reconciletest.Walk it goes on past a failed delivery (the
 // event is due again a second later) and counts the steps' errors.
-func walk(ctx context.Context, t *testing.T, clk *ordermix.Clock, sw *reconcile.Sweeper, until time.Time) (reconcile.Stats, []error) {
+func walk(ctx context.Context, t *testing.T, clk *reconciletest.Clock, sw *reconcile.Sweeper, until time.Time) (reconcile.Stats, []error) {
 	t.Helper()
 	var sum reconcile.Stats
 	var errs []error
 	for ctx.Err() == nil {
 		now := clk.Now()
 		st, err := sw.Step(ctx, now)
-		ordermix.Add(&sum, st)
+		reconciletest.Add(&sum, st)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -137,7 +137,7 @@ func TestSenderToReceiveThroughSweeper(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) }) // after the servers' cleanups
 	ctx := boundedCtx(t)
-	clk := ordermix.NewClock(t0)
+	clk := reconciletest.NewClock(t0)
 	sb := sandbox.Start(t, sandbox.WithClock(clk.Now), sandbox.WithSeed(11))
 	client := sb.Client()
 	t.Cleanup(client.CloseIdleConnections)
@@ -229,7 +229,7 @@ func TestSenderToReceiveThroughSweeper(t *testing.T) {
 // keeps the event undelivered; once it accepts, the event comes, once.
 func TestSenderFailureLeavesEventDue(t *testing.T) {
 	ctx := boundedCtx(t)
-	clk := ordermix.NewClock(t0)
+	clk := reconciletest.NewClock(t0)
 	sb := sandbox.Start(t, sandbox.WithClock(clk.Now), sandbox.WithSeed(3))
 	client := sb.Client()
 	t.Cleanup(client.CloseIdleConnections)

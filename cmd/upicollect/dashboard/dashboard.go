@@ -27,7 +27,6 @@ import (
 	"time"
 
 	upicollect "github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/internal/mask"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -391,7 +390,7 @@ func (h *handler) order(w http.ResponseWriter, r *http.Request) {
 	for _, e := range s.Events {
 		v := eventView{At: e.At, Result: e.Result, Reason: e.Reason}
 		if e.Status != nil {
-			v.TxnStatus, v.UTR, v.VPA = string(e.Status.TxnStatus), e.Status.UTR, mask.VPA(e.Status.VPA)
+			v.TxnStatus, v.UTR, v.VPA = string(e.Status.TxnStatus), e.Status.UTR, upicollect.MaskVPA(e.Status.VPA)
 			if e.Status.Paid() {
 				v.Paid = e.Status.Amount
 			}
