@@ -19,7 +19,7 @@ var harnesses = map[string]harness{
 	// Statements in the body of a function returning error, with the names
 	// a merchant's handler has at hand.
 	"func": {
-		doc: "statements in `func(ctx, client, w, r, orderID, orderIDs, params, err) error`: a handler's names, and fulfil/holdForReview",
+		doc: "statements in `func(ctx, client, w, r, orderID, orderIDs, params, err, db, sweeper, amount) error`: a handler's names, and fulfil/holdForReview/showThanks/showWaiting",
 		files: func(b block) map[string]string {
 			return map[string]string{"main.go": funcHarness(b)}
 		},
@@ -87,8 +87,14 @@ func fulfil(ctx context.Context, orderID string) error { return nil }
 
 func holdForReview(ctx context.Context, orderID string, paid upicollect.Money) error { return nil }
 
+// showThanks and showWaiting are the merchant's return page.
+func showThanks(w http.ResponseWriter, utr string) {}
+
+func showWaiting(w http.ResponseWriter) {}
+
 func fragment(ctx context.Context, client *upicollect.Client, w http.ResponseWriter, r *http.Request,
-	orderID string, orderIDs []string, params *upicollect.IntentParams, err error) error {
+	orderID string, orderIDs []string, params *upicollect.IntentParams, err error,
+	db *sql.DB, sweeper *reconcile.Sweeper, amount upicollect.Money) error {
 	{ // the fragment's own scope: it may declare the names above again
 `)
 	s.WriteString(lineDirective(b))
