@@ -1,9 +1,14 @@
-package webhook_test
+package e2e
 
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -17,9 +22,24 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/reconcile/webhook"
 )
+
+// webhookVectors is reconcile/webhook's test-vector file, which receivers in
+// other languages check themselves against.
+const webhookVectors = "../reconcile/webhook/testdata/webhook_vectors.json"
+
+// webhookSecret signs the live deliveries to the PHP receiver.
+var webhookSecret = []byte("whsec_5ecr3t_n0t_f0r_l0gs_7f3a9c")
+
+// webhookCtx bounds a test's waits on php.
+func webhookCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
 
 // phpReceiver returns the path of php and of the README's PHP receiver,
 // written to a file. Without php the test skips, but under CI=true it
@@ -33,7 +53,7 @@ func phpReceiver(t *testing.T) (php, script string) {
 		}
 		t.Skip("php is not installed (apt-get install php-cli)")
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../README.md")
 	require.NoError(t, err)
 	block := readmeBlock(t, string(readme), "## Webhooks for every shop", "php")
 	require.Contains(t, block, "function upicollect_verify(")
@@ -61,12 +81,17 @@ func readmeBlock(t *testing.T, readme, heading, lang string) string {
 // vectors: it reaches every verdict the file gives.
 func TestPHPReceiverVectors(t *testing.T) {
 	php, script := phpReceiver(t)
-	ctx := boundedCtx(t)
-	out, err := exec.CommandContext(ctx, php, "testdata/check_vectors.php", script, vectorsFile).CombinedOutput()
+	ctx := webhookCtx(t)
+	out, err := exec.CommandContext(ctx, php, "testdata/check_vectors.php", script, webhookVectors).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	raw, err := os.ReadFile(vectorsFile)
+	raw, err := os.ReadFile(webhookVectors)
 	require.NoError(t, err)
-	var file vectorFile
+	var file struct {
+		Vectors []struct {
+			Name  string `json:"name"`
+			Valid bool   `json:"valid"`
+		} `json:"vectors"`
+	}
 	require.NoError(t, json.Unmarshal(raw, &file))
 	var want strings.Builder
 	for _, v := range file.Vectors {
@@ -85,14 +110,14 @@ func TestPHPReceiverVectors(t *testing.T) {
 // refused (400).
 func TestPHPReceiverLive(t *testing.T) {
 	php, script := phpReceiver(t)
-	ctx := boundedCtx(t)
+	ctx := webhookCtx(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 
 	cmd := exec.CommandContext(ctx, php, "-S", addr, script)
-	cmd.Env = append(os.Environ(), "UPICOLLECT_WEBHOOK_SECRET="+string(secret))
+	cmd.Env = append(os.Environ(), "UPICOLLECT_WEBHOOK_SECRET="+string(webhookSecret))
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -134,24 +159,39 @@ func TestPHPReceiverLive(t *testing.T) {
 		h, err := webhook.Sender("http://"+addr+"/upicollect-webhook", s,
 			webhook.WithHTTPClient(client), webhook.WithClock(func() time.Time { return at }))
 		require.NoError(t, err)
-		return h(ctx, paidEvent())
+		created := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+		return h(ctx, reconcile.Event{
+			Order:  reconcile.Order{ID: "order-1001", Amount: 49900, Created: created},
+			Result: reconcile.Paid,
+			Status: &upicollect.PaymentStatus{OrderID: "order-1001", TxnStatus: upicollect.TxnSuccess, Amount: 49900, UTR: "412345678901"},
+			At:     created.Add(2*time.Minute + 10*time.Second),
+		})
 	}
-	require.NoError(t, send(secret, now))
+	require.NoError(t, send(webhookSecret, now))
 	id := webhook.DeliveryID("order-1001", reconcile.Paid)
 	waitLine("the delivery", func(l string) bool {
 		return strings.HasSuffix(l, "upicollect: "+id+" paid order-1001 paid 499.00")
 	})
 	assert.ErrorContains(t, send([]byte("whsec_someone_else"), now), "answered 400")
-	assert.ErrorContains(t, send(secret, now.Add(-time.Hour)), "answered 400")
-	assert.ErrorContains(t, send(secret, now.Add(time.Hour)), "answered 400")
+	assert.ErrorContains(t, send(webhookSecret, now.Add(-time.Hour)), "answered 400")
+	assert.ErrorContains(t, send(webhookSecret, now.Add(time.Hour)), "answered 400")
 
 	// Over 64 KiB, genuinely signed: refused unread beyond 64 KiB and a byte.
-	big := []byte(strings.Repeat("x", webhook.MaxBody+1))
+	big := []byte(strings.Repeat("x", 64<<10+1))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/upicollect-webhook", bytes.NewReader(big))
 	require.NoError(t, err)
-	req.Header.Set(webhook.SignatureHeader, webhook.Sign(now, big, secret))
+	req.Header.Set(webhook.SignatureHeader, signWebhook(now, big, webhookSecret))
 	res, err := client.Do(req)
 	require.NoError(t, err)
 	res.Body.Close()
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+}
+
+// signWebhook is the Upicollect-Signature of body at t under secret, as
+// reconcile/webhook documents it: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">.
+func signWebhook(t time.Time, body, secret []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	fmt.Fprintf(mac, "%d.", t.Unix())
+	mac.Write(body)
+	return fmt.Sprintf("t=%d,v1=%s", t.Unix(), hex.EncodeToString(mac.Sum(nil)))
 }
