@@ -68,6 +68,7 @@ func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 		{"LeaseOrder", testLeaseOrder},
 		{"LeaseOrderDone", testLeaseOrderDone},
 		{"ExtendRenewsTheLease", testExtend},
+		{"ExtendPastOthersDueTimes", testExtendPastOthers},
 		{"CommitManyWithOneLeaseLost", testCommitMany},
 		{"LookupListCounts", testLookupListCounts},
 		{"ListPages", testListPages},
@@ -973,4 +974,19 @@ func testConfirmRacingSweepers(t *testing.T, st reconcile.Store) {
 	}
 	t.Logf("confirm racing sweepers: %d orders, %d delivered twice", orders, twice)
 	assert.Zero(t, twice)
+}
+
+// testExtendPastOthers renews the lease of the first order due, taken
+// early, past the due times of the others: they are leased first.
+func testExtendPastOthers(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, st.Track(ctx, order(i), T0.Add(time.Duration(i)*time.Hour)))
+	}
+	early, err := st.LeaseOrder(ctx, order(1).ID, T0, 5*time.Second)
+	require.NoError(t, err)
+	require.NoError(t, st.Extend(ctx, early, T0, 10*time.Hour))
+	got, err := st.Lease(ctx, T0.Add(150*time.Minute), 10, time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, []string{order(2).ID}, ids(got), "the renewed order is held; the next is due")
 }
