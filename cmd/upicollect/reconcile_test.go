@@ -409,7 +409,7 @@ func TestReconcileTrackUsage(t *testing.T) {
 	}{
 		{[]string{"o-1"}, "--amount: must be a positive amount in rupees"},
 		{[]string{"o-1", "--amount", "0"}, "--amount: must be a positive amount"},
-		{[]string{"o-1", "--amount", "4.999"}, "at most two decimals"},
+		{[]string{"o-1", "--amount", "4.999"}, "more than two decimals"},
 		{[]string{"o-1", "--amount", "1e3"}, "amount must be rupees"},
 		{[]string{"o-1", "--amount", "1", "--created", "yesterday"}, "--created: want RFC 3339"},
 		{[]string{"bad id!", "--amount", "1"}, "ORDER_ID"},
