@@ -80,9 +80,9 @@ func (s *Sweeper) judged(ctx context.Context, now time.Time) (time.Time, error) 
 //
 // API: POST /v1/payments/checkPaymentStatus, once per due order
 //
-// Due times are compared with now; the payer's and the late window are
-// judged on now, or on the store's clock when it keeps one and is behind
-// now. Checks go through the client: its rate limit, retries and retry
+// Due times and the payer's and the late window are judged on now, or on
+// the store's clock when it keeps one and is behind now: a sweeper whose
+// clock runs ahead checks nothing early and expires nothing early. Checks go through the client: its rate limit, retries and retry
 // budget apply. A failed check is counted in Stats.Errors and the order is
 // checked again after a backoff (WithMaxBackoff), or at its next scheduled
 // check when that is sooner. A handler's error or panic leaves the order's
@@ -102,7 +102,7 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 		return stats, err
 	}
 	for {
-		leases, err := s.store.Lease(ctx, now, s.opts.batchSize, s.opts.leaseTTL)
+		leases, err := s.store.Lease(ctx, judge, s.opts.batchSize, s.opts.leaseTTL)
 		if err != nil {
 			return stats, errors.Join(append(errs, fmt.Errorf("reconcile: leasing due orders: %w", err))...)
 		}
