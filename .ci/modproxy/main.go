@@ -16,7 +16,7 @@
 // Usage, from the repository root (a module of its own, outside the
 // workspace):
 //
-//	GOWORK=off go -C .ci/modproxy run . -root ../.. -version v0.2.0 -out DIR MODDIR...
+//	GOWORK=off go -C .ci/modproxy run . -root ../.. -version v0.3.0 -out DIR MODDIR...
 //
 // MODDIRs are relative to -root, dependencies first.
 package main
@@ -45,7 +45,7 @@ import (
 
 func main() {
 	root := flag.String("root", ".", "the repository's root directory")
-	version := flag.String("version", "", "the version to publish every module at, e.g. v0.2.0")
+	version := flag.String("version", "", "the version to publish every module at, e.g. v0.3.0")
 	out := flag.String("out", "", "the proxy directory to write")
 	flag.Parse()
 	if *version == "" || *out == "" || flag.NArg() == 0 {

@@ -5,7 +5,7 @@ go 1.23.0
 require (
 	github.com/jackc/pgx/v5 v5.7.6
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.2.0
+	github.com/upicollect/upicollect-go v0.3.0
 	modernc.org/sqlite v1.38.2
 )
 
