@@ -56,7 +56,7 @@ func ExampleTx() {
 		log.Fatal(err)
 	}
 
-	created := time.Now()
+	created := time.Now().Add(-10 * time.Second) // due for its first check now
 	if _, err := client.CreatePaymentIntent(ctx, &upicollect.IntentParams{
 		Amount: upicollect.Rupees(499), OrderID: "ORD-1", RedirectURL: "https://shop.example.com/return",
 		Note: "Order 1", Customer: upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "9876543210"},
@@ -70,9 +70,10 @@ func ExampleTx() {
 		log.Fatal(err)
 	}
 
-	// A shop calls sweeper.Run(ctx); here, two steps at the first check's time.
+	// A shop calls sweeper.Run(ctx); here, two steps now: the second finds
+	// nothing due.
 	for range 2 {
-		stats, err := sweeper.Step(ctx, created.Add(10*time.Second))
+		stats, err := sweeper.Step(ctx, time.Now())
 		if err != nil {
 			log.Fatal(err)
 		}
