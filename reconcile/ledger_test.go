@@ -17,6 +17,7 @@ import (
 
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -52,24 +53,13 @@ func stepEvery(t *testing.T, e *env, sw *reconcile.Sweeper, d time.Duration, unt
 			before(now)
 		}
 		st, err := sw.Step(ctx, now)
-		addStats(&sum, st)
+		reconciletest.Add(&sum, st)
 		var he interface{ Unwrap() error }
 		if err != nil && !errors.As(err, &he) {
 			require.NoError(t, err)
 		}
 	}
 	return sum
-}
-
-func addStats(a *reconcile.Stats, b reconcile.Stats) {
-	a.Checked += b.Checked
-	a.Paid += b.Paid
-	a.Failed += b.Failed
-	a.LatePaid += b.LatePaid
-	a.Expired += b.Expired
-	a.Mismatch += b.Mismatch
-	a.Pending += b.Pending
-	a.Errors += b.Errors
 }
 
 // TestNoSpin makes one order fail for an hour of sandbox time, stepping
