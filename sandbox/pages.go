@@ -48,6 +48,7 @@ type orderPage struct {
 	Created     string      // creation in India time
 	Outcome     string      // what a final status means, in words
 	QR          string
+	QRWidth     int          // CSS pixels: a whole number per module (qrShownWidth)
 	UPILink     template.URL // upi:// would otherwise be filtered as unsafe
 	PayAction   string
 	Problem     string // why the last button press changed nothing
@@ -135,6 +136,7 @@ func (s *Service) orderPage(o *Order, problem error) orderPage {
 		Expired:     expired(o, s.now()),
 		Outcome:     outcomes[o.Status],
 		QR:          qrPrefix + url.PathEscape(o.OrderID) + ".png",
+		QRWidth:     qrShownWidth("upi://pay?" + s.upiQuery(o)),
 		UPILink:     template.URL("upi://pay?" + s.upiQuery(o)),
 		PayAction:   ordersPath + "/" + url.PathEscape(o.OrderID) + "/pay",
 		Problem:     problemText(problem),

@@ -475,6 +475,27 @@ func TestIndexPage(t *testing.T) {
 
 // TestQRCodeTooLong: a note too long for any QR code gets an apology, and
 // the log has the error.
+// TestQRShownWidth: the hosted page shows its code at the least whole
+// number of pixels per module that is qrShown wide or wider, so no module
+// is drawn a pixel wider than its neighbours.
+func TestQRShownWidth(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want int
+	}{
+		{"33 modules: 8 pixels each", "upi://pay?pa=a@b", 33 * 8},
+		{"45 modules: 6 pixels each", "upi://pay?pa=a@b&am=1.00&tn=" + strings.Repeat("x", 40), 45 * 6},
+		{"69 modules: 4 pixels each, not 260 pixels' 3 or 4", "upi://pay?" + strings.Repeat("x", 210), 69 * 4},
+		{"too long for a code", strings.Repeat("x", 5000), qrShown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, qrShownWidth(tt.text))
+		})
+	}
+}
+
 func TestQRCodeTooLong(t *testing.T) {
 	var logs bytes.Buffer
 	s := fixed(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))

@@ -16,6 +16,27 @@ const qrScale = 8
 // real scanners expect.
 func qrPNG(text string) ([]byte, error) { return qrcode.PNG(text, qrScale) }
 
+// qrShown is the least width, in CSS pixels, the hosted page shows its QR
+// code at: what a phone camera reads comfortably off a laptop screen.
+const qrShown = 240
+
+// qrShownWidth is the width, in CSS pixels, the hosted page shows the QR
+// code of text at: the least whole number of pixels per module that makes
+// it qrShown wide or wider. Shown at any other scale, some modules are a
+// pixel wider than others (a 69-module code at 260 pixels mixes 3- and
+// 4-pixel modules), which readers that measure one module and count on it
+// fail on; at a whole scale every module is alike on a screen of any
+// whole device pixel ratio. Text too long for a code (the image then
+// fails) gets qrShown.
+func qrShownWidth(text string) int {
+	modules, err := qrcode.Width(text)
+	if err != nil {
+		return qrShown
+	}
+	perModule := (qrShown + modules - 1) / modules
+	return perModule * modules
+}
+
 // serveQR answers GET /sandbox/qr/{order_id}.png with the QR code of the
 // order's UPI link: what the intent's dynamicQR points to.
 func (s *Service) serveQR(w http.ResponseWriter, r *http.Request) {

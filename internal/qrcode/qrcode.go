@@ -122,6 +122,19 @@ func PNGWidth(text string, width int) ([]byte, error) {
 // quietZone is the standard's margin around a code, in modules.
 const quietZone = 4
 
+// Width returns the width of the code PNG draws for text, in modules: the
+// code's own and the quiet zone on both sides. A page that shows the image
+// at a whole number of pixels per module shows every module alike; scaled
+// by any other factor, modules come out one pixel wider or narrower than
+// their neighbours, which some readers fail on.
+func Width(text string) (int, error) {
+	c, err := Encode(text, qr.M)
+	if err != nil {
+		return 0, err
+	}
+	return c.Size + 2*quietZone, nil
+}
+
 // Penalty scores a symbol by the standard's four rules: runs of five or
 // more modules of one colour, 2x2 blocks of one colour, finder-like
 // 1:1:3:1:1 patterns beside four light modules, and a dark share far from

@@ -128,3 +128,27 @@ func TestPNGWidth(t *testing.T) {
 	_, err = PNGWidth(strings.Repeat("x", 5000), 512)
 	assert.Error(t, err)
 }
+
+// TestWidth: the code's modules and four quiet modules a side, the width
+// PNG draws at one pixel a module; text no code holds is an error.
+func TestWidth(t *testing.T) {
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"upi://pay?pa=a@b", 25 + 8},                                       // version 2: 16 bytes, 14 fit version 1 at level M
+		{"upi://pay?pa=a@b&am=1.00&tn=" + strings.Repeat("x", 40), 37 + 8}, // version 5
+	}
+	for _, tt := range tests {
+		got, err := Width(tt.text)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, got, tt.text)
+		b, err := PNG(tt.text, 3)
+		require.NoError(t, err)
+		img, err := png.Decode(bytes.NewReader(b))
+		require.NoError(t, err)
+		assert.Equal(t, 3*got, img.Bounds().Dx(), "PNG at 3 pixels a module")
+	}
+	_, err := Width(strings.Repeat("x", 5000))
+	assert.Equal(t, errTooLong, err)
+}
