@@ -314,24 +314,20 @@ func TestUnnamedSuccessSettlesNothing(t *testing.T) {
 	})
 }
 
-// clockStore is a memory store with a clock of its own, as a database's.
+// clockStore is a memory store with a clock of its own, as a database's:
+// the test kit's manual clock, at the zero time until set.
 type clockStore struct {
 	reconcile.Store
-	mu  sync.Mutex
-	now time.Time
+	clk *reconciletest.Clock
 }
 
-func (c *clockStore) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
+func newClockStore() *clockStore {
+	return &clockStore{Store: reconcile.NewMemoryStore(), clk: reconciletest.NewClock(time.Time{})}
 }
 
-func (c *clockStore) Now(context.Context) (time.Time, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now, true, nil
-}
+func (c *clockStore) set(t time.Time) { c.clk.Set(t) }
+
+func (c *clockStore) Now(context.Context) (time.Time, bool, error) { return c.clk.Now(), true, nil }
 
 // TestClockAheadJudgesOnTheStore steps a sweeper whose clock is 10 minutes
 // ahead of its store's: it expires nothing early, and the events it
@@ -340,7 +336,7 @@ func TestClockAheadJudgesOnTheStore(t *testing.T) {
 	e := newEnv(t)
 	ctx := boundedCtx(t)
 	rec := &events{}
-	st := &clockStore{Store: reconcile.NewMemoryStore()}
+	st := newClockStore()
 	sw, err := reconcile.New(e.client, st, rec.handle)
 	require.NoError(t, err)
 	o := e.intent(t, "skew-1", upicollect.Rupees(10))
@@ -713,7 +709,7 @@ func TestRunStepsOnTheStoreClock(t *testing.T) {
 	e := newEnv(t)
 	ctx, cancel := context.WithCancel(boundedCtx(t))
 	defer cancel()
-	st := &clockStore{Store: reconcile.NewMemoryStore()}
+	st := newClockStore()
 	st.set(t0.Add(10 * time.Second))
 	got := make(chan reconcile.Event, 1)
 	sw, err := reconcile.New(e.client, st, func(_ context.Context, ev reconcile.Event) error {

@@ -109,7 +109,10 @@ func Plan(n int, start time.Time, seed uint64) []Planned {
 }
 
 // Clock is sandbox time for a test: the sandbox reads it through
-// sandbox.WithClock(clock.Now), and the test moves it.
+// sandbox.WithClock(clock.Now), and the test moves it. It is
+// sandbox.ManualClock, the public member of the repository's one fake
+// clock family (see internal/clock): stores' and sweepers' WithClock take
+// its Now too.
 type Clock = sandbox.ManualClock
 
 // NewClock returns a Clock at start.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/sandbox"
 )
 
 // T0 is the time the suite's orders are created at.
@@ -42,9 +43,8 @@ func Run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 // agree.
 func RunClocked(t *testing.T, newStore func(t *testing.T, now func() time.Time) reconcile.Store) {
 	run(t, func(t *testing.T) reconcile.Store {
-		c := &clock{}
-		c.set(T0)
-		return &clocked{Store: newStore(t, c.now), clock: c}
+		c := sandbox.NewManualClock(T0)
+		return &clocked{Store: newStore(t, c.Now), clock: c}
 	})
 }
 
@@ -82,30 +82,25 @@ func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 	}
 }
 
-// clock is a settable clock for RunClocked's stores.
-type clock struct{ ns atomic.Int64 }
-
-func (c *clock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
-func (c *clock) now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
-
-// clocked moves its store's clock to the time of each call that takes one.
+// clocked moves its store's clock (the test kit's manual clock,
+// sandbox.ManualClock) to the time of each call that takes one, in UTC.
 type clocked struct {
 	reconcile.Store
-	clock *clock
+	clock *sandbox.ManualClock
 }
 
 func (c *clocked) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]reconcile.Lease, error) {
-	c.clock.set(now)
+	c.clock.Set(now.UTC())
 	return c.Store.Lease(ctx, now, limit, ttl)
 }
 
 func (c *clocked) LeaseOrder(ctx context.Context, id string, now time.Time, ttl time.Duration) (reconcile.Lease, error) {
-	c.clock.set(now)
+	c.clock.Set(now.UTC())
 	return c.Store.LeaseOrder(ctx, id, now, ttl)
 }
 
 func (c *clocked) Extend(ctx context.Context, l reconcile.Lease, now time.Time, ttl time.Duration) error {
-	c.clock.set(now)
+	c.clock.Set(now.UTC())
 	return c.Store.Extend(ctx, l, now, ttl)
 }
 
