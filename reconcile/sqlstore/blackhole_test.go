@@ -103,7 +103,7 @@ func TestBlackHoledDatabaseCostsOneCall(t *testing.T) {
 	srv := needPostgres(t)
 	dsn, direct := newPostgresDB(t)
 	name := dsn[strings.LastIndex(dsn, "/")+1 : strings.Index(dsn, "?")]
-	p := startHoleProxy(t, srv.addr())
+	p := startHoleProxy(t, srv.Addr())
 	db, err := sql.Open("pgx", "postgres://postgres@"+p.addr()+"/"+name+"?sslmode=disable")
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })

@@ -301,9 +301,8 @@ func TestSweeperProcess(t *testing.T) {
 	defer db.Close()
 	// The processes share sandbox time: the store's clock (leases) is the
 	// time of the step the parent sent, as a database's clock would be.
-	clock := &followClock{}
-	clock.set(t0)
-	st, err := sqlstore.New(ctx, db, sqlstore.Postgres, sqlstore.WithClock(clock.now))
+	clock := reconciletest.NewClock(t0)
+	st, err := sqlstore.New(ctx, db, sqlstore.Postgres, sqlstore.WithClock(clock.Now))
 	require.NoError(t, err)
 	creds := upicollect.Credentials{MID: os.Getenv(envMID), PublicKey: os.Getenv(envPublic), SecretKey: os.Getenv(envSecret)}
 	c, err := upicollect.NewClient(creds, upicollect.WithBaseURL(os.Getenv(envURL)))
@@ -332,7 +331,7 @@ func TestSweeperProcess(t *testing.T) {
 			fmt.Printf("sweeper: error bad command %q\n", sc.Text())
 			continue
 		}
-		clock.set(time.Unix(0, at))
+		clock.Set(time.Unix(0, at).UTC())
 		stats, err := sw.Step(ctx, time.Unix(0, at).UTC())
 		if err != nil {
 			fmt.Printf("sweeper: error %s\n", strings.ReplaceAll(err.Error(), "\n", "; "))

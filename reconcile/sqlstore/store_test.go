@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,12 +67,6 @@ func TestStoreSuite(t *testing.T) {
 		})
 	}
 }
-
-// followClock is a store clock set to the last now a sweeper passed.
-type followClock struct{ ns atomic.Int64 }
-
-func (c *followClock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
-func (c *followClock) now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
 
 func TestNewRefusesSQLiteWithoutBusyTimeout(t *testing.T) {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "x.db"))
