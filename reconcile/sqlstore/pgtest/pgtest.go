@@ -17,7 +17,9 @@
 // of this package, so neither ps nor a test's output shows it.
 //
 // A package's tests share one server through Shared, stopped by Main;
-// a test that needs a server of its own (to Kill it) calls Start.
+// a test that needs a server of its own (to Kill it) calls Start. A server
+// left running by a test binary that died (killed, or ended by -timeout,
+// where no cleanup runs) is stopped by the next New on the machine.
 package pgtest
 
 import (
@@ -74,12 +76,17 @@ func New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	reapOrphans(bin, cred)
 	// Not t.TempDir: its parent directories are closed to nobody.
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{dir: dir, bin: bin, cred: cred}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	if err := s.init(); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -89,6 +96,41 @@ func New() (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// A server's directory is dirPrefix* in the temporary directory, and its
+// ownerFile holds the process id of the test binary that started it.
+const (
+	dirPrefix = "pgtest-"
+	ownerFile = "owner"
+)
+
+// reapOrphans stops the servers whose test binary is gone without stopping
+// them (killed, or ended by -timeout's panic, where no cleanup runs) and
+// removes their directories. A directory without an owner yet, or whose
+// owner is alive, is left alone.
+func reapOrphans(bin string, cred *syscall.Credential) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(string(b))
+		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		s := &Server{dir: dir, bin: bin, cred: cred}
+		if s.stop() == nil {
+			_ = os.RemoveAll(dir)
+		}
+	}
+}
+
+// alive reports whether a process pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // hba lets the superuser in over loopback and the unix socket without a

@@ -158,3 +158,21 @@ func TestQuotedPassword(t *testing.T) {
 	require.NoError(t, pgtest.Open(t, dsn).PingContext(ctx))
 	assert.True(t, strings.Contains(dsn, "quoted:"), "the role is the URL's user")
 }
+
+// TestOrphanReaped: a server whose test binary died without stopping it
+// (here: its owner file names a process that has ended) is stopped and its
+// directory removed by the next New.
+func TestOrphanReaped(t *testing.T) {
+	ctx := testCtx(t)
+	orphan := pgtest.Start(t)
+	_, db := orphan.NewDB(t)
+	require.NoError(t, db.PingContext(ctx))
+	ended := exec.Command("true")
+	require.NoError(t, ended.Run())
+	pgtest.SetOwner(t, orphan, ended.Process.Pid)
+
+	pgtest.Start(t)
+	db.SetMaxIdleConns(0) // a new connection, to the stopped server
+	assert.Error(t, db.PingContext(ctx), "the orphan was stopped")
+	assert.NoDirExists(t, pgtest.Dir(orphan))
+}
