@@ -67,6 +67,8 @@ type ExitError struct {
 	Err  error
 }
 
+// Error is the text of the error behind the exit, or its kind when the
+// exit is silent.
 func (e *ExitError) Error() string {
 	if e.Err == nil {
 		return e.Kind
@@ -74,6 +76,7 @@ func (e *ExitError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns the error behind the exit.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // UsageError marks err as a usage error (exit 2), unless it already
@@ -164,6 +167,7 @@ func SilentExit(code int) error {
 // Signalled is the cause of a run's context ended by a signal.
 type Signalled struct{ Sig os.Signal }
 
+// Error names the signal.
 func (s Signalled) Error() string { return "interrupted by " + s.Sig.String() }
 
 // InterruptedCode is the exit code of a run that ctx's end stopped: 128
