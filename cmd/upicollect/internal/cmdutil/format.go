@@ -4,6 +4,7 @@ import (
 	"time"
 
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/dashboard"
 )
 
 // Version is this build's version: the SDK's, which is the one version
@@ -45,4 +46,13 @@ func Deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// IndiaTime is t for a person, in India time as the sandbox's pages and
+// the dashboard show it: "2026-11-26 10:00:00 IST"; "" for the zero time.
+func IndiaTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(dashboard.IST).Format("2006-01-02 15:04:05 MST")
 }

@@ -94,12 +94,12 @@ func printList(ios *iostreams.IOStreams, jsonOut bool, orders []reconcile.OrderS
 	}
 	rows := [][]string{{"ORDER", "STATE", "AMOUNT", "CREATED", "CHECKS", "NEXT CHECK"}}
 	for _, s := range orders {
-		next := istTime(s.Next)
+		next := cmdutil.IndiaTime(s.Next)
 		if next == "" {
 			next = "-"
 		}
 		rows = append(rows, []string{iostreams.TerminalSafe(s.Order.ID), string(s.State), cmdutil.Rupees(s.Order.Amount),
-			istTime(s.Order.Created), strconv.Itoa(s.Checks), next})
+			cmdutil.IndiaTime(s.Order.Created), strconv.Itoa(s.Checks), next})
 	}
 	return writeTable(ios.Out, rows)
 }

@@ -164,12 +164,3 @@ func (o *ledgerOptions) openReader() (dashboard.Ledger, func(), error) {
 	}
 	return r, closeDB, nil
 }
-
-// istTime is t for a person, in India time: "2026-11-26 10:00:00 IST";
-// "" for the zero time.
-func istTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.In(dashboard.IST).Format("2006-01-02 15:04:05 MST")
-}

@@ -88,7 +88,7 @@ func showRun(opts *ShowOptions) error {
 
 // printOrder prints one order for a person, times in India time.
 func printOrder(ios *iostreams.IOStreams, s *reconcile.OrderState) error {
-	next := istTime(s.Next)
+	next := cmdutil.IndiaTime(s.Next)
 	if next == "" {
 		next = "none"
 	}
@@ -98,14 +98,14 @@ func printOrder(ios *iostreams.IOStreams, s *reconcile.OrderState) error {
 	}
 	if err := ios.PrintFields(
 		iostreams.Field{Name: "order", Value: s.Order.ID}, iostreams.Field{Name: "state", Value: string(s.State)}, iostreams.Field{Name: "amount", Value: cmdutil.Rupees(s.Order.Amount)},
-		iostreams.Field{Name: "created", Value: istTime(s.Order.Created)}, iostreams.Field{Name: "checks", Value: strconv.Itoa(s.Checks)},
+		iostreams.Field{Name: "created", Value: cmdutil.IndiaTime(s.Order.Created)}, iostreams.Field{Name: "checks", Value: strconv.Itoa(s.Checks)},
 		iostreams.Field{Name: "failures", Value: nonZero(s.Failures)}, iostreams.Field{Name: "next check", Value: next}, iostreams.Field{Name: "reason", Value: s.Reason},
-		iostreams.Field{Name: "updated", Value: istTime(s.Updated)}, iostreams.Field{Name: "events", Value: events},
+		iostreams.Field{Name: "updated", Value: cmdutil.IndiaTime(s.Updated)}, iostreams.Field{Name: "events", Value: events},
 	); err != nil {
 		return err
 	}
 	for _, e := range s.Events {
-		if err := iostreams.WriteLine(ios.Out, "  "+istTime(e.At)+"  "+eventLine(e)); err != nil {
+		if err := iostreams.WriteLine(ios.Out, "  "+cmdutil.IndiaTime(e.At)+"  "+eventLine(e)); err != nil {
 			return err
 		}
 	}

@@ -101,5 +101,5 @@ func trackRun(opts *TrackOptions) error {
 		return opts.IO.PrintJSON(v)
 	}
 	return opts.IO.PrintFields(iostreams.Field{Name: "tracked", Value: o.ID}, iostreams.Field{Name: "amount", Value: cmdutil.Rupees(o.Amount)},
-		iostreams.Field{Name: "created", Value: istTime(o.Created)}, iostreams.Field{Name: "first check", Value: istTime(due)})
+		iostreams.Field{Name: "created", Value: cmdutil.IndiaTime(o.Created)}, iostreams.Field{Name: "first check", Value: cmdutil.IndiaTime(due)})
 }

@@ -118,5 +118,5 @@ func advance(cf *control, body []byte) error {
 	if cf.JSON {
 		return cf.IO.PrintJSON(c)
 	}
-	return cf.IO.PrintFields(iostreams.Field{Name: "sandbox time", Value: c.Now}, iostreams.Field{Name: "India time", Value: indiaTime(now)})
+	return cf.IO.PrintFields(iostreams.Field{Name: "sandbox time", Value: c.Now}, iostreams.Field{Name: "India time", Value: cmdutil.IndiaTime(now)})
 }

@@ -108,8 +108,3 @@ func (cf *control) call(base, path, contentType string, body []byte) ([]byte, er
 	return nil, &cmdutil.ExitError{Code: cmdutil.ExitRefused, Kind: kind,
 		Err: fmt.Errorf("the sandbox refused (HTTP %d): %s", resp.StatusCode, strings.TrimPrefix(msg, "sandbox: "))}
 }
-
-// indiaTime writes t as the sandbox's pages do: "2025-01-15 15:35:00 IST".
-func indiaTime(t time.Time) string {
-	return t.In(time.FixedZone("IST", 5*3600+30*60)).Format(time.DateTime) + " IST"
-}

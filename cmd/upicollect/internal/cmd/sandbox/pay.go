@@ -128,7 +128,7 @@ func pay(cf *control, orderID string, form url.Values) error {
 		fields = append(fields, iostreams.Field{Name: "paid", Value: cmdutil.Rupees(upicollect.Money(o.PaidPaise))})
 	}
 	for _, c := range o.Scheduled {
-		fields = append(fields, iostreams.Field{Name: "scheduled", Value: c.Result + " at " + indiaTime(c.At)})
+		fields = append(fields, iostreams.Field{Name: "scheduled", Value: c.Result + " at " + cmdutil.IndiaTime(c.At)})
 	}
 	return cf.IO.PrintFields(fields...)
 }
