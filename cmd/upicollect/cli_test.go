@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmd/root"
 	"io"
 	"net/http"
 	"net/url"
@@ -125,7 +126,7 @@ func sandboxEnv(s *sandbox.Server) []string {
 // runCLI runs args in-process, as main would, with env as the whole
 // environment.
 func runCLI(ctx context.Context, env []string, stdin io.Reader, stdout, stderr io.Writer, args ...string) int {
-	return newApp(ctx, stdin, envFunc(env), stdout, stderr).execute(args)
+	return root.Execute(newFactory(ctx, stdin, envFunc(env), stdout, stderr), args)
 }
 
 // cli runs the command line args in-process with env as its environment

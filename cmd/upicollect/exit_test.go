@@ -73,7 +73,7 @@ func TestExitCodes(t *testing.T) {
 		{"payment rejected status", env, []string{"status", "rejected-1"}, exitPaymentFailed, ""},
 		{"payment rejected wait", env, []string{"wait", "rejected-1"}, exitPaymentFailed, ""},
 		{"payment failed wait", env, []string{"wait", "failed-1"}, exitPaymentFailed, ""},
-		{"failure network", withBase(env, closed), []string{"status", "X"}, exitFailure, "network"},
+		{"failure no answer", withBase(env, closed), []string{"status", "X"}, exitFailure, "transport"}, // the SDK's word (ErrorType), once "network"
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmd/root"
 	"strings"
 	"testing"
 
@@ -26,9 +27,9 @@ func commandPaths(c *cobra.Command, parent []string, out *[][]string) {
 // boolean flag as "--json", never "--json[=true|false]", and still lines
 // up its descriptions.
 func TestHelpBoolFlags(t *testing.T) {
-	a := newApp(context.Background(), strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
+	a := newFactory(context.Background(), strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
 	paths := [][]string{nil}
-	commandPaths(a.newRoot(), nil, &paths)
+	commandPaths(root.NewCmdRoot(a), nil, &paths)
 	require.Greater(t, len(paths), 12, "the whole tree, subcommands included")
 	for _, p := range paths {
 		for _, args := range [][]string{append(append([]string(nil), p...), "--help"), append([]string{"help"}, p...)} {
@@ -75,8 +76,8 @@ func TestBoolFlagsParse(t *testing.T) {
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			// The help drawn first wraps the values; parsing must not mind.
-			a := newApp(context.Background(), strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
-			root := a.newRoot()
+			a := newFactory(context.Background(), strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
+			root := root.NewCmdRoot(a)
 			var sink bytes.Buffer
 			root.SetOut(&sink)
 			version, _, err := root.Find([]string{"version"})

@@ -16,6 +16,9 @@
 // Exit codes: 0 success, 1 unexpected failure, 2 usage or validation,
 // 3 the service refused, 4 unauthorized, 5 outcome unknown or wait timed
 // out, 6 payment ended FAIL or REJECT, 130 interrupted (143 on SIGTERM).
+//
+// Each command lives in a package of its own under internal/cmd, built
+// from a cmdutil.Factory (streams, configuration, the SDK client).
 package main
 
 import (
@@ -24,18 +27,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-)
 
-// Exit codes, shared by every command.
-const (
-	exitOK            = 0
-	exitFailure       = 1
-	exitUsage         = 2
-	exitRefused       = 3
-	exitUnauthorized  = 4
-	exitUnknown       = 5
-	exitPaymentFailed = 6
-	exitInterrupted   = 130 // 128 + SIGINT, as shells report it
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmd/root"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 )
 
 func main() {
@@ -46,8 +40,8 @@ func main() {
 }
 
 // signalContext is cancelled by the first SIGINT or SIGTERM, with the
-// signal as its cause (see interruptedCode); commands then shut down
-// cleanly. A second signal kills the process as usual.
+// signal as its cause (see cmdutil.InterruptedCode); commands then shut
+// down cleanly. A second signal kills the process as usual.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
@@ -55,7 +49,7 @@ func signalContext() (context.Context, func()) {
 	go func() {
 		if sig, ok := <-sigs; ok {
 			signal.Stop(sigs)
-			cancel(signalled{sig})
+			cancel(cmdutil.Signalled{Sig: sig})
 		}
 	}()
 	return ctx, func() {
@@ -68,5 +62,5 @@ func signalContext() (context.Context, func()) {
 // run executes the command line args and returns the exit code; it is main
 // without the process, for tests.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return newApp(ctx, os.Stdin, os.Getenv, stdout, stderr).execute(args)
+	return root.Execute(cmdutil.New(ctx, os.Stdin, stdout, stderr, os.Getenv), args)
 }

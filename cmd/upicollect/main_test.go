@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmd/root"
 	"io"
 	"net"
 	"net/http"
@@ -83,9 +84,9 @@ func TestRunUsage(t *testing.T) {
 // written in one help style: a capitalised summary, a long description
 // and examples.
 func TestCommandTree(t *testing.T) {
-	a := newApp(context.Background(), strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
+	a := newFactory(context.Background(), strings.NewReader(""), envFunc(nil), &bytes.Buffer{}, &bytes.Buffer{})
 	seen := map[string]bool{}
-	for _, c := range a.newRoot().Commands() {
+	for _, c := range root.NewCmdRoot(a).Commands() {
 		assert.False(t, seen[c.Name()], "command registered twice: %s", c.Name())
 		seen[c.Name()] = true
 		if c.Runnable() && c.Name() != "help" && c.Name() != "completion" {

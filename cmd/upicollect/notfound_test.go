@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	upicollect "github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -34,13 +33,4 @@ func TestUnknownOrder(t *testing.T) {
 	require.NoError(t, err)
 	r = cli(t, env, "", "wait", "known-1", "--unknown-timeout", "1ms", "--poll-interval", "1ms")
 	assert.Equal(t, exitOK, r.code, "a known order is waited for as before: %s", r.output())
-}
-
-func TestShortStatus(t *testing.T) {
-	unknown := &upicollect.PaymentStatus{TxnStatus: upicollect.TxnPending, NotFound: true}
-	known := &upicollect.PaymentStatus{TxnStatus: upicollect.TxnPending}
-	assert.Equal(t, "PENDING, not found", shortStatus(unknown), "the spinner and a timed-out wait say so")
-	assert.Equal(t, "PENDING", shortStatus(known))
-	assert.Equal(t, "PENDING, not found: the service does not know this order, or no payment was started", statusText(unknown))
-	assert.Equal(t, "PENDING", statusText(known))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -46,7 +47,7 @@ func TestOrderSandbox(t *testing.T) {
 	env := sandboxEnv(s)
 	r := cli(t, env, "", orderArgs("--json")...)
 	require.Equal(t, exitOK, r.code, r.output())
-	var o payPageJSON
+	var o cmdutil.PayPageJSON
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &o))
 	require.NotEmpty(t, o.OrderID)
 	assert.True(t, strings.HasPrefix(o.PaymentURL, s.URL()+"/"), o.PaymentURL)

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -21,14 +22,18 @@ func (rs *runningSandbox) env() []string {
 	}
 }
 
-// sandboxNow reads GET /sandbox/clock of the sandbox at base through the
-// CLI's own client, so the test needs no second HTTP stack.
+// sandboxNow reads GET /sandbox/clock of the sandbox at base, on
+// loopback without a proxy as the CLI's control client does.
 func sandboxNow(t *testing.T, base string) time.Time {
 	t.Helper()
-	resp, err := controlClient.Get(base + "/sandbox/clock")
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(base + "/sandbox/clock")
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	var c clockJSON
+	var c struct {
+		Now string `json:"now"`
+	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&c))
 	now, err := time.Parse(time.RFC3339Nano, c.Now)
 	require.NoError(t, err)
@@ -122,7 +127,7 @@ func TestSandboxControlErrors(t *testing.T) {
 		{"bad base URL", "127.0.0.1:8787", []string{"advance", "1h"}, exitUsage, kindUsage, "not an absolute http or https URL", false},
 		{"back in time", s.URL(), []string{"advance", "--to", "2025-01-14T00:00:00Z"}, exitRefused, kindRefused, "only moves forward", true},
 		{"not movable", fixed.URL(), []string{"advance", "1h"}, exitRefused, kindRefused, "cannot be moved", true},
-		{"no sandbox", gone, []string{"advance", "1h"}, exitFailure, kindNetwork, "is `upicollect sandbox` running?", false},
+		{"no sandbox", gone, []string{"advance", "1h"}, exitFailure, kindTransport, "is `upicollect sandbox` running?", false},
 		{"bad result", s.URL(), []string{"pay", "paid-1", "--result", "PAID"}, exitUsage, kindUsage, `--result "PAID"`, false},
 		{"negative after", s.URL(), []string{"pay", "paid-1", "--after", "-1s"}, exitUsage, kindUsage, "--after -1s is negative", false},
 		{"zero amount", s.URL(), []string{"pay", "paid-1", "--amount", "0"}, exitUsage, kindUsage, "--amount must be more than zero", false},
@@ -138,7 +143,7 @@ func TestSandboxControlErrors(t *testing.T) {
 			withJSON := append([]string{"sandbox", tt.args[0], "--json"}, tt.args[1:]...)
 			r := cli(t, []string{envBaseURL + "=" + tt.base}, "", withJSON...)
 			assert.Equal(t, tt.code, r.code, r.output())
-			var e errorJSON
+			var e cmdutil.ErrorJSON
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &e), r.output())
 			assert.Equal(t, tt.kind, e.Error.Kind)
 			assert.Contains(t, e.Error.Message, tt.text)
@@ -153,25 +158,4 @@ func TestSandboxControlErrors(t *testing.T) {
 		})
 	}
 	assert.True(t, movable.Now().Equal(time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)), "no refused call moved the clock")
-}
-
-// TestSandboxControlDefaultBase: without $UPICOLLECT_BASE_URL or
-// --base-url the commands talk to the address `upicollect sandbox`
-// listens on by default; --base-url wins over the environment.
-func TestSandboxControlDefaultBase(t *testing.T) {
-	var cf controlFlags
-	a := newApp(context.Background(), strings.NewReader(""), envFunc(nil), &syncBuffer{}, &syncBuffer{})
-	base, err := a.sandboxBase(&cf)
-	require.NoError(t, err)
-	assert.Equal(t, "http://127.0.0.1:8787", base)
-
-	a.getenv = envFunc([]string{envBaseURL + "=http://127.0.0.1:9/"})
-	base, err = a.sandboxBase(&cf)
-	require.NoError(t, err)
-	assert.Equal(t, "http://127.0.0.1:9", base, "trailing slash dropped")
-
-	cf.baseURL = "https://laptop.lan:8787"
-	base, err = a.sandboxBase(&cf)
-	require.NoError(t, err)
-	assert.Equal(t, "https://laptop.lan:8787", base)
 }

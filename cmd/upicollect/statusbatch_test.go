@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmd/root"
 	"io"
 	"os"
 	"path/filepath"
@@ -114,11 +115,11 @@ func TestStatusFromFileProgress(t *testing.T) {
 	var stdout, stderr syncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
-	a := newApp(ctx, strings.NewReader(""), envFunc(env), &stdout, &stderr)
-	a.stderrTTY = true
+	a := newFactory(ctx, strings.NewReader(""), envFunc(env), &stdout, &stderr)
+	a.IOStreams.StderrTTY = true
 	clock := time.Unix(0, 0)
-	a.now = func() time.Time { clock = clock.Add(time.Second); return clock }
-	require.Equal(t, exitOK, a.execute([]string{"status", "--from-file", path}))
+	a.IOStreams.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	require.Equal(t, exitOK, root.Execute(a, []string{"status", "--from-file", path}))
 	assert.Len(t, readBatch(t, stdout.String()), 4, "stdout is the same JSON lines")
 	progress := stderr.String()
 	assert.Contains(t, progress, clearLine+"[--------------------] 0/4 checked, 0 failed, -/s")
@@ -139,23 +140,6 @@ func TestStatusFromFileInterrupted(t *testing.T) {
 	code, _ := run.interrupt(t)
 	assert.Equal(t, exitInterrupted, code, run.stderr.String())
 	assert.Contains(t, run.stderr.String(), "upicollect: interrupted")
-}
-
-func TestProgressLine(t *testing.T) {
-	tests := []struct {
-		done, failed, total int
-		elapsed             time.Duration
-		want                string
-	}{
-		{0, 0, 10, 0, "[--------------------] 0/10 checked, 0 failed, -/s"},
-		{5, 1, 10, 2 * time.Second, "[##########----------] 5/10 checked, 1 failed, 2.5/s"},
-		{10, 0, 10, time.Second, "[####################] 10/10 checked, 0 failed, 10.0/s"},
-		{12, 0, 10, time.Second, "[####################] 12/10 checked, 0 failed, 12.0/s"},
-		{7, 0, 0, 4 * time.Second, "7 checked, 0 failed, 1.8/s"},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, progressLine(tt.done, tt.failed, tt.total, tt.elapsed))
-	}
 }
 
 // screenLines is what a terminal shows after out: "\r\x1b[2K" clears the
@@ -202,11 +186,11 @@ func TestStatusFromFileSharedTerminal(t *testing.T) {
 			if tt.stdoutTTY {
 				stdout = &term
 			}
-			a := newApp(ctx, strings.NewReader(""), envFunc(env), stdout, &term)
-			a.stderrTTY, a.stdoutTTY = true, tt.stdoutTTY
+			a := newFactory(ctx, strings.NewReader(""), envFunc(env), stdout, &term)
+			a.IOStreams.StderrTTY, a.IOStreams.StdoutTTY = true, tt.stdoutTTY
 			clock := time.Unix(0, 0)
-			a.now = func() time.Time { clock = clock.Add(time.Millisecond); return clock } // faster than progressEvery
-			require.Equal(t, exitOK, a.execute([]string{"status", "--from-file", path, "--concurrency", "1"}))
+			a.IOStreams.Now = func() time.Time { clock = clock.Add(time.Millisecond); return clock } // faster than progressEvery
+			require.Equal(t, exitOK, root.Execute(a, []string{"status", "--from-file", path, "--concurrency", "1"}))
 
 			screen := screenLines(term.String())
 			require.Equal(t, "", screen[len(screen)-1], "the screen ends on a fresh line: %q", term.String())

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -107,66 +106,6 @@ func TestServiceTextEscaped(t *testing.T) {
 		assert.Empty(t, rawControl(r.output()), "%v printed a raw control character: %q", args, r.output())
 		assert.Contains(t, r.output(), "refused ", args)
 	}
-}
-
-func TestTerminalSafe(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", ""},
-		{"ORD-1 ₹499.00 नमस्ते", "ORD-1 ₹499.00 नमस्ते"},
-		{"\x1b[31mred", `\x1b[31mred`},
-		{"a\nb\tc\rd\x7f", `a\x0ab\x09c\x0dd\x7f`},
-		{"\u009b1m\u0085", `\u009b1m\u0085`},
-		{"\u202eabc\u2066\u200f\u061c", `\u202eabc\u2066\u200f\u061c`},
-		{"bad \xff\xfe utf8", `bad \xff\xfe utf8`},
-		{"\ufffd stays", "\ufffd stays"},
-		{"zero\u200bwidth\u200d\ufeff", `zero\u200bwidth\u200d\ufeff`},
-		{"tag\U000e0001", `tag\U000e0001`},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, terminalSafe(tt.in), "%q", tt.in)
-		assert.Empty(t, rawControl(terminalSafe(tt.in)))
-	}
-}
-
-// TestJSONEscapeFormatCharacters: format characters leave --json output as \u
-// escapes, a surrogate pair beyond the BMP, and the document still reads
-// back as the same text.
-func TestJSONEscapeFormatCharacters(t *testing.T) {
-	for in, want := range map[string]string{
-		"\"a\u202eb\"\n":    `"a\u202eb"` + "\n",
-		"\"tag\U000e0001\"": `"tag\udb40\udc01"`,
-		"\"ok ₹\"":          `"ok ₹"`,
-	} {
-		got := jsonEscapeUnsafe(in)
-		assert.Equal(t, want, got, "%q", in)
-		var back, orig string
-		require.NoError(t, json.Unmarshal([]byte(got), &back))
-		require.NoError(t, json.Unmarshal([]byte(in), &orig))
-		assert.Equal(t, orig, back)
-	}
-}
-
-func FuzzTerminalSafe(f *testing.F) {
-	for _, s := range []string{"", hostile, "\xff", "plain"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := terminalSafe(s)
-		assert.True(t, safeForTerminal(got), "%q -> %q", s, got)
-		if safeForTerminal(s) {
-			assert.Equal(t, s, got, "safe text is left alone")
-		}
-	})
-}
-
-func TestJSONEscapeUnsafe(t *testing.T) {
-	var out strings.Builder
-	a := newApp(context.Background(), strings.NewReader(""), envFunc(nil), &out, &out)
-	require.NoError(t, a.printJSON(map[string]string{"m": hostile + "\x7f"}))
-	assert.Empty(t, rawControl(strings.TrimSuffix(out.String(), "\n")))
-	var back map[string]string
-	require.NoError(t, json.Unmarshal([]byte(out.String()), &back))
-	assert.Equal(t, hostile+"\x7f", back["m"], "the escapes mean the same to a JSON reader")
 }
 
 // TestNoRepeatedPhrases: an error says each thing once; an empty answer is

@@ -1,0 +1,166 @@
+// Package reconcile is `upicollect reconcile` and its subcommands run,
+// track, show, list and serve: a reconcile ledger from the shell.
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/dashboard"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
+	"github.com/upicollect/upicollect-go/reconcile"
+)
+
+// envDSN names the ledger of `upicollect reconcile` when --dsn is not
+// given: a DSN may carry a password, which a flag would show in ps.
+const envDSN = "UPICOLLECT_RECONCILE_DSN"
+
+// ledgerOptions are what every reconcile subcommand has: the run's
+// streams, context and configuration, and its own --dsn, --create and
+// --json.
+type ledgerOptions struct {
+	IO     *iostreams.IOStreams
+	Ctx    context.Context
+	Config *cmdutil.Config
+
+	DSN    string
+	Create bool // only on the commands that write: run and track
+	JSON   bool
+}
+
+func newLedgerOptions(f *cmdutil.Factory) ledgerOptions {
+	return ledgerOptions{IO: f.IOStreams, Config: f.Config}
+}
+
+// addLedgerFlags adds --dsn to cmd, and --create when it writes.
+func addLedgerFlags(cmd *cobra.Command, lo *ledgerOptions, writes bool) {
+	f := cmd.Flags()
+	f.StringVar(&lo.DSN, "dsn", "", "the ledger's `DSN`: postgres://…, sqlite:PATH (default $"+envDSN+")")
+	if writes {
+		f.BoolVar(&lo.Create, "create", false, "create the SQLite file when it does not exist")
+	}
+}
+
+// open opens the ledger the flags name, for a command that writes (run,
+// track) or only reads (show, list, serve).
+func (o *ledgerOptions) open(readOnly bool) (reconcile.Store, func(), error) {
+	src := o.Config.Pick(o.DSN, envDSN)
+	if src == "" {
+		return nil, nil, cmdutil.UsageError(errors.New("missing " + envDSN + " or --dsn"))
+	}
+	return o.openStore(src, readOnly)
+}
+
+const reconcileLong = `Work with a reconcile ledger: the database (reconcile/sqlstore) in which an
+application tracks its orders until each has its final state.
+
+  run    check the tracked orders on their schedule and deliver each event
+         to a command (exec:COMMAND) or a signed webhook (https://URL)
+  track  track an order, for scripts
+  show   one order: its state, checks and events
+  list   the orders, newest first, by state
+  serve  a read-only dashboard of the ledger in the browser
+
+Only run records events, and only with --deliver: an event it records is
+delivered, never just printed. show, list and serve only read.
+
+The ledger is --dsn, else ` + envDSN + ` (a DSN may hold a password:
+the variable keeps it out of ps): postgres://… or postgresql://… for
+PostgreSQL, sqlite:PATH or file:PATH for SQLite. A SQLite file that does
+not exist is refused, unless run or track is given --create. A DSN is
+never printed with its password.`
+
+// NewCmdReconcile is `upicollect reconcile` with its subcommands.
+func NewCmdReconcile(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "reconcile",
+		Short: "Run, inspect and serve a reconcile ledger (run, track, show, list, serve)",
+		Long:  reconcileLong,
+		Example: `  export ` + envDSN + `=sqlite:shop.db
+  upicollect reconcile run --deliver 'exec:php credit.php' --once
+  upicollect reconcile list --state late_paid
+  upicollect reconcile serve --addr 127.0.0.1:8790`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return cmdutil.UsageError(fmt.Errorf("unknown reconcile command %q: want run, track, show, list or serve", args[0]))
+			}
+			return nil
+		},
+		RunE: func(*cobra.Command, []string) error {
+			return cmdutil.UsageError(errors.New("reconcile needs a command: run, track, show, list or serve " +
+				"(the sweeper is 'reconcile run --deliver …': it never consumes events without delivering them)"))
+		},
+	}
+	cmd.AddCommand(NewCmdRun(f, nil), NewCmdTrack(f, nil), NewCmdShow(f, nil), NewCmdList(f, nil), NewCmdServe(f, nil))
+	return cmd
+}
+
+// eventJSON is one event as `reconcile run` prints it when delivered, and
+// as show and list print an order's events.
+type eventJSON struct {
+	Event     string  `json:"event"`
+	OrderID   string  `json:"order_id"`
+	Expected  string  `json:"expected_amount"`
+	Amount    *string `json:"amount"`
+	TxnStatus string  `json:"txn_status"`
+	UTR       string  `json:"utr"`
+	Reason    string  `json:"reason,omitempty"`
+	At        string  `json:"at"`
+}
+
+func newEventJSON(e reconcile.Event) eventJSON {
+	ev := eventJSON{
+		Event: string(e.Result), OrderID: e.Order.ID, Expected: e.Order.Amount.String(),
+		Reason: e.Reason, At: e.At.Format(time.RFC3339),
+	}
+	if e.Status != nil {
+		ev.Amount, ev.TxnStatus, ev.UTR = cmdutil.OptAmount(e.Status.Amount), string(e.Status.TxnStatus), e.Status.UTR
+	}
+	return ev
+}
+
+// eventLine is e for a person: "paid  ORDER  expected ₹499.00, paid ₹…  UTR …  (reason)".
+func eventLine(e reconcile.Event) string {
+	ev := newEventJSON(e)
+	line := fmt.Sprintf("%-9s %s  expected %s", ev.Event, ev.OrderID, cmdutil.Rupees(e.Order.Amount))
+	if ev.Amount != nil && *ev.Amount != ev.Expected {
+		line += ", paid ₹" + *ev.Amount
+	}
+	if ev.UTR != "" {
+		line += "  UTR " + ev.UTR
+	}
+	if ev.Reason != "" {
+		line += "  (" + ev.Reason + ")"
+	}
+	return iostreams.TerminalSafe(line)
+}
+
+// ledgerError maps the ledger's errors to exit codes: the ledger refused,
+// as the service refuses (3).
+func ledgerError(err error) error {
+	switch {
+	case errors.Is(err, reconcile.ErrNotTracked):
+		return &cmdutil.ExitError{Code: cmdutil.ExitRefused, Kind: "not_tracked", Err: err}
+	case errors.Is(err, reconcile.ErrTrackedDifferently):
+		return &cmdutil.ExitError{Code: cmdutil.ExitRefused, Kind: "tracked_differently", Err: err}
+	}
+	return err
+}
+
+// openReader opens the ledger for the commands that only read it.
+func (o *ledgerOptions) openReader() (dashboard.Ledger, func(), error) {
+	st, closeDB, err := o.open(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, ok := st.(dashboard.Ledger)
+	if !ok {
+		closeDB()
+		return nil, nil, errors.New("this ledger's store cannot be read (no Lookup, List and Counts)")
+	}
+	return r, closeDB, nil
+}

@@ -1,0 +1,17 @@
+package root
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestWantsJSON(t *testing.T) {
+	for args, want := range map[string]bool{
+		"status --json": true, "status --json=true": true, "status --json=false": false,
+		"status": false, "qr -- --json": false, "status --jsonx": false,
+	} {
+		assert.Equal(t, want, WantsJSON(strings.Fields(args)), args)
+	}
+}
