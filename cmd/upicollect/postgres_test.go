@@ -1,93 +1,25 @@
 package main
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore/pgtest"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
 // pgPassword is the ledger role's password: every character a URL parser
 // trips on.
 const pgPassword = "s3cr/et#Q9?x@y%zz&k"
-
-// startPostgres starts a PostgreSQL server (the Debian package's binaries)
-// in a temporary directory, on a free loopback port, with password
-// authentication over TCP, and a database shop owned by the role shop
-// (password pgPassword). It returns the server's port; the server stops at
-// t's end. Run as root, the server runs as nobody.
-func startPostgres(t *testing.T) int {
-	t.Helper()
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	sort.Strings(dirs)
-	require.NotEmpty(t, dirs, "PostgreSQL is not installed (apt-get install postgresql): the ledger's PostgreSQL tests need it")
-	bin := filepath.Dir(dirs[len(dirs)-1])
-	dir, err := os.MkdirTemp("", "upicollect-cli-pg-") // not t.TempDir: its parent is closed to nobody
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	var cred *syscall.Credential
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("nobody")
-		require.NoError(t, err)
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		require.NoError(t, os.Chown(dir, uid, gid))
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0") // a free port
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pg := func(name string, args ...string) {
-		t.Helper()
-		cmd := exec.CommandContext(ctx, filepath.Join(bin, name), args...)
-		cmd.Dir = dir
-		if cred != nil {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		}
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s: %s", name, out)
-	}
-	data := filepath.Join(dir, "data")
-	pg("initdb", "-D", data, "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-sync", "--no-locale")
-	pg("pg_ctl", "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start",
-		"-o", fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off", port, dir))
-	t.Cleanup(func() {
-		cmd := exec.Command(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop")
-		if cred != nil {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		}
-		_ = cmd.Run()
-	})
-	admin, err := sql.Open("pgx", fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres", dir, port))
-	require.NoError(t, err)
-	defer admin.Close()
-	for _, q := range []string{"CREATE ROLE shop LOGIN PASSWORD '" + pgPassword + "'", "CREATE DATABASE shop OWNER shop"} {
-		_, err := admin.ExecContext(ctx, q)
-		require.NoError(t, err, q)
-	}
-	return port
-}
 
 // pgDSN is the DSN of the shop database with password pw, percent-encoded
 // as a URL requires.
@@ -102,9 +34,11 @@ func pgDSN(port int, pw string) string {
 // connection refused for a wrong password, holds a password or a part of
 // one.
 func TestReconcilePostgres(t *testing.T) {
-	port := startPostgres(t)
+	pg := pgtest.Start(t)
+	port := pg.Port()
+	dsn := pg.NewRoleDatabase(t, "shop", pgPassword)
+	require.Equal(t, pgDSN(port, pgPassword), dsn, "the DSN the wrong passwords below vary")
 	s := sandbox.Start(t)
-	dsn := pgDSN(port, pgPassword)
 	env := append(sandboxEnv(s), envDSN+"="+dsn)
 	var outputs []string
 	ok := func(r result) result {
