@@ -188,11 +188,11 @@ func TestLedgerThroughput(t *testing.T) {
 			now := t0.Add(time.Duration(n) * time.Microsecond)
 			for pass, k := range counts {
 				next := now.Add(time.Hour)
-				self0, pg0 := cpuTimes()
+				self0, pg0, be0 := cpuTimes()
 				start := time.Now()
 				committed, failed, twice, err := sweep(ctx, st, k, *ledgerBatch, now, next)
 				elapsed := time.Since(start)
-				self1, pg1 := cpuTimes()
+				self1, pg1, be1 := cpuTimes()
 				require.NoError(t, err)
 				assert.Equal(t, n, committed, "pass %d: every order once", pass+1)
 				assert.Zero(t, failed, "no lease lost")
@@ -203,7 +203,8 @@ func TestLedgerThroughput(t *testing.T) {
 				cpu := fmt.Sprintf("this process (Go and SQLite) %.1f µs", perOrder(self1-self0))
 				busy := self1 - self0
 				if dc.d == sqlstore.Postgres {
-					cpu = fmt.Sprintf("Go %.1f µs, PostgreSQL %.1f µs", perOrder(self1-self0), perOrder(pg1-pg0))
+					cpu = fmt.Sprintf("Go %.1f µs, PostgreSQL %.1f µs (its backends %.1f, the rest %.1f)",
+						perOrder(self1-self0), perOrder(pg1-pg0), perOrder(be1-be0), perOrder(pg1-pg0-(be1-be0)))
 					busy += pg1 - pg0
 				}
 				t.Logf("%s | %d orders | %d sweeper(s) | batch %d | %.0f orders/s (%s) | CPU per order: %s; cores busy %.2f | load %s",
