@@ -188,14 +188,27 @@ func TestLedgerThroughput(t *testing.T) {
 			now := t0.Add(time.Duration(n) * time.Microsecond)
 			for pass, k := range counts {
 				next := now.Add(time.Hour)
+				self0, pg0, be0 := cpuTimes()
 				start := time.Now()
 				committed, failed, twice, err := sweep(ctx, st, k, *ledgerBatch, now, next)
 				elapsed := time.Since(start)
+				self1, pg1, be1 := cpuTimes()
 				require.NoError(t, err)
 				assert.Equal(t, n, committed, "pass %d: every order once", pass+1)
 				assert.Zero(t, failed, "no lease lost")
 				assert.Zero(t, twice, "no order leased twice in a pass")
-				t.Logf("%s | %d orders | %d sweeper(s) | batch %d | %.0f orders/s (%s)", dc.name, n, k, *ledgerBatch, float64(committed)/elapsed.Seconds(), sweepTimes)
+				perOrder := func(d time.Duration) float64 {
+					return float64(d) / float64(time.Microsecond) / float64(max(committed, 1))
+				}
+				cpu := fmt.Sprintf("this process (Go and SQLite) %.1f µs", perOrder(self1-self0))
+				busy := self1 - self0
+				if dc.d == sqlstore.Postgres {
+					cpu = fmt.Sprintf("Go %.1f µs, PostgreSQL %.1f µs (its backends %.1f, the rest %.1f)",
+						perOrder(self1-self0), perOrder(pg1-pg0), perOrder(be1-be0), perOrder(pg1-pg0-(be1-be0)))
+					busy += pg1 - pg0
+				}
+				t.Logf("%s | %d orders | %d sweeper(s) | batch %d | %.0f orders/s (%s) | CPU per order: %s; cores busy %.2f | load %s",
+					dc.name, n, k, *ledgerBatch, float64(committed)/elapsed.Seconds(), sweepTimes, cpu, float64(busy)/float64(elapsed), loadAverage())
 				now = next
 			}
 			t.Logf("%s: %.0f bytes per tracked order after %d passes", dc.name, bytesPerOrder(t, db, dc.d, n), len(counts))
