@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/url"
 	"time"
 
@@ -31,8 +30,8 @@ type call struct {
 	// status check's not-found shapes); nil for every other operation.
 	accept wire.Accept
 
-	// What the call did, for an Observer: attempts sent, the last
-	// answer's status, and why it stopped without success (set by ended).
+	// What the call did, for its observer: attempts sent, the last
+	// answer's status, and why it stopped without success.
 	attempts   int
 	httpStatus int
 	stopReason string
@@ -66,16 +65,13 @@ func (c *Client) createCall(op, orderID string, req interface{ Encode() string }
 // send (retries included), then the operation's decode of the accepted
 // answer. A decode failure is dataError's.
 func invoke[T any](ctx context.Context, c *Client, cl *call, decode func(env *wire.Envelope, resp *Response) (T, error)) (T, error) {
-	if c.observer == nil {
-		return invokeOnce(ctx, c, cl, decode)
-	}
 	octx, start := c.startCall(ctx, cl)
 	v, err := invokeOnce(octx, c, cl, decode)
 	c.endCall(octx, cl, start, err)
 	return v, err
 }
 
-// invokeOnce is invoke without the observer.
+// invokeOnce is invoke between the observer's start and end of the call.
 func invokeOnce[T any](ctx context.Context, c *Client, cl *call, decode func(env *wire.Envelope, resp *Response) (T, error)) (T, error) {
 	env, resp, err := c.send(ctx, cl)
 	if err != nil {
@@ -85,7 +81,7 @@ func invokeOnce[T any](ctx context.Context, c *Client, cl *call, decode func(env
 	v, err := decode(env, resp)
 	if err != nil {
 		e := dataError(cl.op, cl.orderID, cl.safety, env, resp, err, c.filter)
-		c.ended(ctx, cl, resp.Attempts, e, "unreadable data in a success answer")
+		cl.stopReason = "unreadable data in a success answer"
 		var zero T
 		return zero, e
 	}
@@ -104,8 +100,8 @@ func needData(env *wire.Envelope) ([]byte, error) {
 
 // send runs the retry loop for cl and returns the accepted answer or the
 // error the caller sees. It only coordinates: decide makes every decision.
-// Each attempt passes through attempted, and each failed call through
-// ended: the places for per-attempt and per-call hooks.
+// Each attempt is begun by startAttempt and ended by one endAttempt: the
+// observer's hooks (the client's log among them).
 func (c *Client) send(ctx context.Context, cl *call) (*wire.Envelope, *Response, error) {
 	start := c.clock.Now()
 	var (
@@ -115,27 +111,21 @@ func (c *Client) send(ctx context.Context, cl *call) (*wire.Envelope, *Response,
 	)
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, c.contextEnded(ctx, cl, n-1, ambiguous, lastErr, err)
+			return nil, nil, c.contextEnded(cl, ambiguous, lastErr, err)
 		}
 		wait, err := c.waitTurn(ctx)
 		if err != nil {
-			return nil, nil, c.contextEnded(ctx, cl, n-1, ambiguous, lastErr, err)
+			return nil, nil, c.contextEnded(cl, ambiguous, lastErr, err)
 		}
-		actx, obs := ctx, attemptObservation{}
-		if c.observer != nil {
-			actx, obs = c.startAttempt(ctx, cl, n, wait)
-		}
+		actx, obs := c.startAttempt(ctx, cl, n, wait)
 		a := c.transport.exchange(actx, cl.url, cl.body, cl.getBody, cl.accept)
 		cl.attempts = n
 		if a.resp != nil {
 			a.resp.Attempts, a.resp.Duration = n, c.clock.Now().Sub(start)
 			cl.httpStatus = a.resp.HTTPStatus
 		}
-		c.attempted(ctx, cl, n, &a)
 		if a.accepted {
-			if c.observer != nil {
-				c.endAttempt(cl, obs, n, &a, nil, verdict{})
-			}
+			c.endAttempt(cl, obs, n, &a, nil, verdict{})
 			c.budget.Release(refill(n, lastCost))
 			return a.env, a.resp, nil
 		}
@@ -143,30 +133,25 @@ func (c *Client) send(ctx context.Context, cl *call) (*wire.Envelope, *Response,
 		ambiguous = v.ambiguous
 		lastErr = attemptError(cl.op, cl.orderID, &a, ambiguous, c.filter)
 		if ctx.Err() != nil {
-			if c.observer != nil {
-				c.endAttempt(cl, obs, n, &a, lastErr, verdict{})
-			}
+			c.endAttempt(cl, obs, n, &a, lastErr, verdict{})
 			// The context ended during the attempt; decide already judged
 			// whether what went out may have taken effect.
-			return nil, nil, c.contextEnded(ctx, cl, n, ambiguous, lastErr, ctx.Err())
+			return nil, nil, c.contextEnded(cl, ambiguous, lastErr, ctx.Err())
 		}
 		if v.retry && !c.budget.Acquire(v.cost) {
 			v = verdict{reason: ReasonBudgetExhausted, limit: true}
 		}
-		if c.observer != nil {
-			c.endAttempt(cl, obs, n, &a, lastErr, v)
-		}
+		c.endAttempt(cl, obs, n, &a, lastErr, v)
 		if !v.retry {
 			if v.limit {
 				lastErr.Reason = v.reason
 			}
-			c.ended(ctx, cl, n, lastErr, v.reason)
+			cl.stopReason = v.reason
 			return nil, nil, lastErr
 		}
 		lastCost = v.cost
-		c.retrying(ctx, cl, n, v)
 		if err := c.clock.Sleep(ctx, v.delay); err != nil {
-			return nil, nil, c.contextEnded(ctx, cl, n, ambiguous, lastErr, err)
+			return nil, nil, c.contextEnded(cl, ambiguous, lastErr, err)
 		}
 	}
 }
@@ -182,83 +167,38 @@ func refill(n, lastCost int) int {
 
 // contextEnded ends a call whose context ended (or whose rate limiter
 // failed: limiterFailure's error), with endedError's error.
-func (c *Client) contextEnded(ctx context.Context, cl *call, attempts int, ambiguous bool, last *APIError, ctxErr error) error {
-	e := endedError(cl.op, cl.orderID, last, ambiguous, ctxErr)
-	why := reasonContextDone
+func (c *Client) contextEnded(cl *call, ambiguous bool, last *APIError, ctxErr error) error {
+	cl.stopReason = reasonContextDone
 	if errors.Is(ctxErr, errRateLimiter) {
-		why = reasonLimiterFailed
+		cl.stopReason = reasonLimiterFailed
 	}
-	c.ended(ctx, cl, attempts, e, why)
-	return e
+	return endedError(cl.op, cl.orderID, last, ambiguous, ctxErr)
 }
 
-// The call's own context reaches every record, so that a context-aware
-// handler keeps the caller's trace ids.
-
-// attempted records one attempt.
-func (c *Client) attempted(ctx context.Context, cl *call, n int, a *attempt) {
-	if !c.logger.Enabled(ctx, slog.LevelDebug) {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("op", cl.op), slog.String("path", cl.path), slog.Int("attempt", n),
-		slog.String("order_id", cl.orderID),
-	}
-	if a.resp != nil {
-		attrs = append(attrs, slog.Int("http_status", a.resp.HTTPStatus), slog.Duration("duration", a.resp.Duration))
-	}
-	if a.err != nil {
-		attrs = append(attrs, slog.String("error", c.filter.Text(shortErr(a.err))))
-	}
-	c.logger.LogAttrs(ctx, slog.LevelDebug, "upicollect: attempt", attrs...)
-}
-
-// retrying records a retry about to wait v.delay.
-func (c *Client) retrying(ctx context.Context, cl *call, n int, v verdict) {
-	c.logger.LogAttrs(ctx, slog.LevelWarn, "upicollect: retrying",
-		slog.String("op", cl.op), slog.Int("attempt", n), slog.String("reason", c.filter.Text(v.reason)),
-		slog.Duration("delay", v.delay), slog.String("order_id", cl.orderID))
-}
-
-// ended records a call that failed after n attempts; it also keeps why on
-// the call, for its Observer.
-func (c *Client) ended(ctx context.Context, cl *call, n int, err error, why string) {
-	cl.stopReason = why
-	c.logger.LogAttrs(ctx, slog.LevelError, "upicollect: call failed",
-		slog.String("op", cl.op), slog.Int("attempts", n), slog.String("reason", why),
-		slog.String("order_id", cl.orderID), slog.String("error", c.filter.Text(err.Error())))
-}
-
-// The call path's side of the Observer and RateLimiter seams. Every helper
-// here is called only when the client has an observer (or a limiter), so a
-// client without them makes no observation work, allocation or interface
-// call.
+// The call path's side of the Observer and RateLimiter seams. The client
+// always has an observer (a no-op one when it was given neither a logger
+// nor an Observer), so each hook is one call, made by one helper here; a
+// client without a limiter makes no limiter call.
 
 // info names cl for the observer.
 func (c *Client) info(cl *call) CallInfo {
-	return CallInfo{Op: cl.op, OrderID: cl.orderID, ServerAddress: c.serverAddress, ServerPort: c.serverPort}
+	return CallInfo{Op: cl.op, OrderID: cl.orderID, ServerAddress: c.serverAddress, ServerPort: c.serverPort, path: cl.path}
 }
 
 // waitTurn waits on the client's rate limiter, if any, and returns how long
-// that took when an observer wants to know (0 otherwise). Its error is the
-// context's, or the limiter's own wrapped by limiterFailure.
+// that took, for the observer. Its error is the context's, or the limiter's
+// own wrapped by limiterFailure.
 func (c *Client) waitTurn(ctx context.Context) (time.Duration, error) {
 	if c.limiter == nil {
 		return 0, nil
 	}
-	var start time.Time
-	if c.observer != nil {
-		start = c.clock.Now()
-	}
+	start := c.clock.Now()
 	err := c.limiter.Wait(ctx)
 	if err != nil {
 		if lerr := limiterFailure(err); lerr != nil {
 			return 0, lerr
 		}
 		return 0, err
-	}
-	if c.observer == nil {
-		return 0, nil
 	}
 	return c.clock.Now().Sub(start), nil
 }
@@ -281,7 +221,8 @@ func (c *Client) startAttempt(ctx context.Context, cl *call, n int, wait time.Du
 // endAttempt tells the observer how attempt n ended: failed with err (nil
 // on success), and retried for v's reason when v.retry.
 func (c *Client) endAttempt(cl *call, o attemptObservation, n int, a *attempt, err error, v verdict) {
-	e := AttemptEnd{Attempt: n, Duration: c.clock.Now().Sub(o.start), RateLimitWait: o.wait, ErrorType: ErrorType(err)}
+	e := AttemptEnd{Attempt: n, Duration: c.clock.Now().Sub(o.start), RateLimitWait: o.wait, ErrorType: ErrorType(err),
+		resp: a.resp, err: a.err}
 	if a.resp != nil {
 		e.HTTPStatus = a.resp.HTTPStatus
 	}
@@ -303,19 +244,8 @@ func (c *Client) endCall(ctx context.Context, cl *call, start time.Time, err err
 	c.observer.EndCall(ctx, c.info(cl), CallEnd{
 		Attempts: cl.attempts, HTTPStatus: cl.httpStatus, Duration: c.clock.Now().Sub(start),
 		Outcome: callOutcome(err, cl.stopReason), ErrorType: ErrorType(err), Reason: cl.stopReason,
-		DroppedLinks: cl.dropped,
+		DroppedLinks: cl.dropped, err: err,
 	})
-}
-
-// droppedLinks records the app links an intent's answer carried that the
-// client dropped, for the log and, at the call's end, the Observer.
-func (c *Client) droppedLinks(ctx context.Context, cl *call, dropped []DroppedLink) {
-	cl.dropped = dropped
-	for _, d := range dropped {
-		c.logger.LogAttrs(ctx, slog.LevelWarn, "upicollect: app link dropped",
-			slog.String("op", cl.op), slog.String("order_id", cl.orderID),
-			slog.String("app", d.App), slog.String("reason", d.Reason))
-	}
 }
 
 // observeFinal reports that WaitForPayment, begun at start, saw orderID's
@@ -326,16 +256,15 @@ func (c *Client) observeFinal(ctx context.Context, orderID string, st *PaymentSt
 	})
 }
 
-// ObserveFinalState passes f to the client's Observer, if it has one, with
-// Source "reconcile" when f has none. A reconciler that learns an order's
-// final state calls it so that the time to a final state is measured in
-// one place; WaitForPayment calls it itself. Without an Observer it does
-// nothing.
+// ObserveFinalState passes f to the client's Observer, with Source
+// "reconcile" when f has none.
+//
+// Deprecated: the reconcile package's Sweeper reports its final states to
+// the client's Observer itself; a reconciler of your own calls FinalState
+// on the Observer it gave WithObserver. ObserveFinalState will be removed
+// in a minor release after 0.4.0, as VERSIONING.md describes.
 func (c *Client) ObserveFinalState(ctx context.Context, f FinalState) {
 	c.mustInit()
-	if c.observer == nil {
-		return
-	}
 	if f.Source == "" {
 		f.Source = "reconcile"
 	}

@@ -35,18 +35,23 @@ type Client struct {
 	// fmt does not follow: it holds the header.
 	transport *transport
 	// filter removes the credentials from errors' and log records' text.
-	filter   *redact.Filter
-	retry    RetryPolicy
-	budget   *retry.Budget
-	limiter  RateLimiter // nil: none
-	observer Observer    // nil: none
+	filter  *redact.Filter
+	retry   RetryPolicy
+	budget  *retry.Budget
+	limiter RateLimiter // nil: none
+	// observer is the client's one observer (never nil): its log's,
+	// WithObserver's, both, or a no-op one (see newObserver).
+	observer Observer
 	// serverAddress and serverPort are the base URL's, for the observer.
 	serverAddress string
 	serverPort    int
-	logger        *slog.Logger
-	userAgent     string
-	clock         clock.Clock
-	rand          func() float64
+	// logger is WithLogger's (a discarding one without), for
+	// WaitForPayment's warning of a failed poll; every call's records go
+	// through observer.
+	logger    *slog.Logger
+	userAgent string
+	clock     clock.Clock
+	rand      func() float64
 }
 
 // NewClient returns a Client for creds. WithBaseURL is required; the other
@@ -99,12 +104,12 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		retry:     s.retry.withDefaults(),
 		budget:    retry.NewBudget(s.retryBudget),
 		limiter:   limiter,
-		observer:  s.observer,
 		logger:    s.logger,
 		userAgent: userAgent(s.userAgent),
 		clock:     s.clock,
 		rand:      s.rand,
 	}
+	c.observer = newObserver(s.logger, s.observer, c.filter)
 	c.serverAddress, c.serverPort = serverOf(s.baseURL)
 	c.endpoints = make(map[string]*url.URL, len(operations))
 	for _, op := range operations {

@@ -110,8 +110,10 @@
 // merchant id (module github.com/upicollect/upicollect-go/redisrate).
 // WithObserver reports each call and attempt to an Observer (module
 // github.com/upicollect/upicollect-go/otel is one for OpenTelemetry); the
-// call's context reaches every attempt. Without them the client does no
-// work and no allocation for either.
+// call's context reaches every attempt. The client's log is an Observer
+// too, the one WithLogger installs. Without a limiter the client makes no
+// limiter call; without an Observer or a logger it calls a no-op observer,
+// which allocates nothing.
 //
 // # Secrets
 //

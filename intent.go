@@ -83,7 +83,7 @@ func (c *Client) CreatePaymentIntent(ctx context.Context, p *IntentParams) (*Int
 	}
 	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*Intent, error) {
 		in, dropped, err := readIntent(p, orderID, env, resp)
-		c.droppedLinks(ctx, cl, dropped) // none: nothing to do
+		cl.dropped = dropped // for the observer: the log warns of each
 		return in, err
 	})
 }

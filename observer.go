@@ -3,14 +3,19 @@ package upicollect
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
+
+	"github.com/upicollect/upicollect-go/internal/hook"
+	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
 // Observer sees every call a Client makes to the service and every attempt
 // of it, for tracing and metrics (the nested module
-// github.com/upicollect/upicollect-go/otel is an OpenTelemetry one). Install
-// it with WithObserver; without one the client does no observation work at
-// all.
+// github.com/upicollect/upicollect-go/otel is an OpenTelemetry one). It is
+// the client's one hook system: install one with WithObserver. The client's
+// log is an Observer too, the one WithLogger installs; given both, each sees
+// every call, the log first. A client given neither has a no-op observer.
 //
 // For each call that passed validation the client calls, in order:
 //
@@ -50,7 +55,9 @@ type Observer interface {
 	EndCall(ctx context.Context, call CallInfo, c CallEnd)
 	// FinalState is called when the SDK learns that an order reached a
 	// final state: WaitForPayment calls it when it returns a terminal
-	// status, and a reconciler calls Client.ObserveFinalState.
+	// status, and the reconcile package's Sweeper for each event it
+	// delivers (the client's Observer is the sweeper's). A reconciler of
+	// your own calls it on the Observer it gave WithObserver.
 	FinalState(ctx context.Context, f FinalState)
 }
 
@@ -68,6 +75,10 @@ type CallInfo struct {
 	// ServerPort is the base URL's port (the scheme's default when the URL
 	// names none).
 	ServerPort int
+
+	// path is the request's path below the base URL, for the client's log
+	// (an Observer given with WithObserver never sees it).
+	path string
 }
 
 // AttemptEnd is what one attempt produced.
@@ -92,6 +103,12 @@ type AttemptEnd struct {
 	// RetryDelay is the wait before the next attempt, when RetryReason is
 	// set.
 	RetryDelay time.Duration
+
+	// For the client's log only (an Observer given with WithObserver never
+	// sees them): the answer, nil when none arrived, and the attempt's own
+	// error, nil when it has none.
+	resp *Response
+	err  error
 }
 
 // CallEnd is how a call ended.
@@ -115,6 +132,10 @@ type CallEnd struct {
 	// client dropped from Intent.AppLinks because no app could pay with
 	// them (see CreatePaymentIntent); nil for every other call.
 	DroppedLinks []DroppedLink
+
+	// err is the error the call returned, for the client's log only (an
+	// Observer given with WithObserver never sees it).
+	err error
 }
 
 // Outcome is a call's result in one word.
@@ -172,6 +193,113 @@ func (NopObserver) EndCall(context.Context, CallInfo, CallEnd) {}
 
 // FinalState does nothing.
 func (NopObserver) FinalState(context.Context, FinalState) {}
+
+// observers is the client's observer when it has more than one: the log's
+// and WithObserver's, in that order. Each start passes the context the one
+// before returned on to the next; each end gets the last one.
+type observers []Observer
+
+// StartCall starts the call on each observer in turn.
+func (all observers) StartCall(ctx context.Context, call CallInfo) context.Context {
+	for _, o := range all {
+		ctx = o.StartCall(ctx, call)
+	}
+	return ctx
+}
+
+// StartAttempt starts the attempt on each observer in turn.
+func (all observers) StartAttempt(ctx context.Context, call CallInfo, n int) context.Context {
+	for _, o := range all {
+		ctx = o.StartAttempt(ctx, call, n)
+	}
+	return ctx
+}
+
+// EndAttempt ends the attempt on each observer.
+func (all observers) EndAttempt(ctx context.Context, call CallInfo, a AttemptEnd) {
+	for _, o := range all {
+		o.EndAttempt(ctx, call, a)
+	}
+}
+
+// EndCall ends the call on each observer.
+func (all observers) EndCall(ctx context.Context, call CallInfo, c CallEnd) {
+	for _, o := range all {
+		o.EndCall(ctx, call, c)
+	}
+}
+
+// FinalState reports f to each observer.
+func (all observers) FinalState(ctx context.Context, f FinalState) {
+	for _, o := range all {
+		o.FinalState(ctx, f)
+	}
+}
+
+// outside is an Observer given with WithObserver: it is shown the public
+// part of each event only, never what the client keeps for its own log
+// (the path, the answer, the errors, whose text may quote the service).
+type outside struct{ o Observer }
+
+// StartCall passes the call on without its path.
+func (w outside) StartCall(ctx context.Context, call CallInfo) context.Context {
+	call.path = ""
+	return w.o.StartCall(ctx, call)
+}
+
+// StartAttempt passes the attempt on without the call's path.
+func (w outside) StartAttempt(ctx context.Context, call CallInfo, n int) context.Context {
+	call.path = ""
+	return w.o.StartAttempt(ctx, call, n)
+}
+
+// EndAttempt passes the attempt's end on without the path, the answer and
+// the error.
+func (w outside) EndAttempt(ctx context.Context, call CallInfo, a AttemptEnd) {
+	call.path, a.resp, a.err = "", nil, nil
+	w.o.EndAttempt(ctx, call, a)
+}
+
+// EndCall passes the call's end on without the path and the error.
+func (w outside) EndCall(ctx context.Context, call CallInfo, c CallEnd) {
+	call.path, c.err = "", nil
+	w.o.EndCall(ctx, call, c)
+}
+
+// FinalState passes f on.
+func (w outside) FinalState(ctx context.Context, f FinalState) { w.o.FinalState(ctx, f) }
+
+// newObserver is the client's one observer: the log's when it has a
+// logger, the caller's when it has one, both through observers when it has
+// both, and a no-op when it has neither, so that the call path always has
+// one to call.
+func newObserver(logger *slog.Logger, o Observer, filter *redact.Filter) Observer {
+	var all observers
+	if logger != nil {
+		all = append(all, logObserver{log: logger, filter: filter})
+	}
+	if o != nil {
+		all = append(all, outside{o})
+	}
+	switch len(all) {
+	case 0:
+		return NopObserver{}
+	case 1:
+		return all[0]
+	}
+	return all
+}
+
+func init() {
+	// The reconcile package reports the final states it learns to the
+	// client's observer; it reaches it through internal/hook, not a method
+	// of Client.
+	hook.ObserverOf = func(client any) any {
+		c := client.(*Client)
+		c.mustInit()
+		return c.observer
+	}
+}
 
 // The words of ErrorType.
 const (

@@ -178,7 +178,9 @@ func WithRetryBudget(tokens int) Option {
 // WithLogger makes the client log through l: a debug record per attempt, a
 // warning per retry and an error when a call fails. Records never hold the
 // Authorization header, the secret key or bodies; customer e-mail, mobile
-// and VPA are masked.
+// and VPA are masked. The log is the Observer the SDK ships: WithLogger
+// installs it, and with WithObserver too both observe every call, the log
+// first. Without WithLogger the client logs nothing; a nil l is refused.
 func WithLogger(l *slog.Logger) Option {
 	return func(s *settings) error {
 		if l == nil {
@@ -244,9 +246,10 @@ func WithRateLimiter(l RateLimiter) Option {
 }
 
 // WithObserver makes the client report every call and attempt to o (see
-// Observer). Without it, the client does no observation work. A nil o, also
-// a nil pointer (or map, func, ...) in a non-nil interface, is refused: its
-// first call would panic.
+// Observer). With WithLogger too, o sees each call after the client's log,
+// with the context the log passed on. A nil o, also a nil pointer (or map,
+// func, ...) in a non-nil interface, is refused: its first call would
+// panic.
 func WithObserver(o Observer) Option {
 	return func(s *settings) error {
 		if isNil(o) {

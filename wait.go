@@ -146,9 +146,7 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 				w.onPoll(st)
 			}
 			if st.TxnStatus.Terminal() {
-				if c.observer != nil {
-					c.observeFinal(ctx, orderID, st, begun)
-				}
+				c.observeFinal(ctx, orderID, st, begun)
 				if w.expected > 0 && st.Paid() && st.Amount != w.expected {
 					return st, amountMismatchError(st, w.expected)
 				}

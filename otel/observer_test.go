@@ -22,6 +22,7 @@ import (
 
 	"github.com/upicollect/upicollect-go"
 	upicollectotel "github.com/upicollect/upicollect-go/otel"
+	"github.com/upicollect/upicollect-go/reconcile"
 )
 
 // waitBound bounds every wait of a test, so that a regression fails instead
@@ -357,8 +358,14 @@ func TestSpansUnderCancellation(t *testing.T) {
 	})
 }
 
-// TestTimeToFinalState: WaitForPayment's final status and a reconciler's
-// report reach the time-to-final-state histogram, by source and state.
+// failed is a status answer of a failed payment (it need not name its
+// order).
+const failed = `{"status":false,"statusCode":200,"txnStatus":"FAIL","msg":"Transaction failed"}`
+
+// TestTimeToFinalState: WaitForPayment's final status and the final state
+// a reconcile sweeper delivers reach the time-to-final-state histogram
+// through the client's Observer, by source and state; a state the metric
+// does not know is "other".
 func TestTimeToFinalState(t *testing.T) {
 	e := newEnv(t)
 	srv := newScripted(t, paid, 200)
@@ -368,8 +375,16 @@ func TestTimeToFinalState(t *testing.T) {
 	st, err := c.WaitForPayment(ctx, "ORD-1")
 	require.NoError(t, err)
 	require.True(t, st.Paid())
-	c.ObserveFinalState(ctx, upicollect.FinalState{OrderID: "ORD-2", Status: upicollect.TxnFail, Result: "failed", Elapsed: time.Minute})
-	c.ObserveFinalState(ctx, upicollect.FinalState{OrderID: "ORD-3", Status: "WEIRD", Elapsed: time.Minute})
+
+	sw, err := reconcile.New(e.client(t, newScripted(t, failed, 200)), reconcile.NewMemoryStore(),
+		func(context.Context, reconcile.Event) error { return nil })
+	require.NoError(t, err)
+	require.NoError(t, sw.Track(ctx, reconcile.Order{ID: "ORD-2", Amount: 200, Created: time.Now().Add(-time.Minute)}))
+	state, err := sw.Confirm(ctx, "ORD-2")
+	require.NoError(t, err)
+	require.Equal(t, reconcile.StateFailed, state.State)
+
+	e.obs.FinalState(ctx, upicollect.FinalState{Source: "reconcile", OrderID: "ORD-3", Status: "WEIRD", Elapsed: time.Minute})
 	assert.Equal(t, map[string]int64{
 		"upicollect.source=WaitForPayment,upicollect.txn_status=SUCCESS":                  1,
 		"upicollect.result=failed,upicollect.source=reconcile,upicollect.txn_status=FAIL": 1,

@@ -367,7 +367,7 @@ func (s *Sweeper) commitEvent(ctx context.Context, now time.Time, l Lease, u Upd
 	switch {
 	case err == nil:
 		stats.count(result)
-		s.client.ObserveFinalState(ctx, finalState(ev))
+		observerOf(s.client).FinalState(ctx, finalState(ev))
 		return nil
 	case handlerErr != nil:
 		stats.Errors++
