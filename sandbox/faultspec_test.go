@@ -79,7 +79,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 	assert.Equal(t, http.StatusNoContent, resp.StatusCode)
 	assert.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
 
-	for _, bad := range []string{`{"status":"500"}`, `{"nope":1}`, `{}`, `{"latency":"x"}`, `[`} {
+	for _, bad := range []string{`{"status":"500"}`, `{"nope":1}`, `{}`, `{"latency":"x"}`, `[`, `null`, `{"reset":"maybe"}`} {
 		assert.Equal(t, http.StatusBadRequest, post(bad), bad)
 	}
 	req, err = http.NewRequest(http.MethodPost, s.URL()+faultsPath, strings.NewReader(`{"status":500}`))
