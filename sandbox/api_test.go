@@ -124,7 +124,7 @@ func TestGeneratedOrderIDs(t *testing.T) {
 		seen[id] = true
 		assert.Equal(t, s.URL()+"/sandbox/pay/"+id, d["payment_url"])
 	}
-	assert.Equal(t, 20, s.OrderCount())
+	assert.Equal(t, 20, len(s.Orders()))
 }
 
 func TestValidation(t *testing.T) {
@@ -302,7 +302,7 @@ func TestAuthAndRouting(t *testing.T) {
 			}
 		})
 	}
-	assert.Zero(t, s.OrderCount())
+	assert.Zero(t, len(s.Orders()))
 }
 
 func basic(user, pass string) string {

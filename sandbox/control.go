@@ -173,7 +173,7 @@ func (s *Service) moveClock(w http.ResponseWriter, r *http.Request, req *request
 
 // serveVariants answers GET /sandbox/variants: every variant and its state.
 func (s *Service) serveVariants(w http.ResponseWriter, _ *http.Request) {
-	writeValue(w, http.StatusOK, s.Variants())
+	writeValue(w, http.StatusOK, s.variantSet().list())
 }
 
 // switchVariants answers POST /sandbox/variants, JSON
@@ -186,11 +186,11 @@ func (s *Service) switchVariants(w http.ResponseWriter, r *http.Request, req *re
 	if !s.controlBody(w, r, req, &body) {
 		return
 	}
-	if err := s.SetVariants(body.Enable, body.Disable); err != nil {
+	if err := s.setVariants(body.Enable, body.Disable); err != nil {
 		writeValue(w, http.StatusBadRequest, controlError{err.Error()})
 		return
 	}
-	writeValue(w, http.StatusOK, s.Variants())
+	writeValue(w, http.StatusOK, s.variantSet().list())
 }
 
 // addFault answers POST /sandbox/faults: queue the fault in the body.
@@ -214,7 +214,7 @@ func (s *Service) clearFaults(w http.ResponseWriter, r *http.Request) {
 	if refuseCrossSite(w, r) {
 		return
 	}
-	s.ClearFaults()
+	s.Clear(Faults)
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -26,7 +26,7 @@ type Fault struct {
 	// means any API operation.
 	Op string
 	// Times is how many matching calls it applies to: 0 means 1, -1 means
-	// until ClearFaults.
+	// until a Clear of Faults.
 	Times int
 	// Latency is added before answering; it ends early, without an answer,
 	// when the request's context ends.
@@ -37,7 +37,7 @@ type Fault struct {
 	Status int
 	// Body is the body answered with Status.
 	Body []byte
-	// Header is added to the answer of any fault kind (Retry-After,
+	// Header is added to the answer of any fault (Retry-After,
 	// Location, Content-Type, ...).
 	Header http.Header
 	// ResetBeforeProcessing resets the TCP connection (RST) without
@@ -216,13 +216,6 @@ func (s *Service) InjectFault(f Fault) {
 	s.mu.Unlock()
 }
 
-// ClearFaults drops every queued fault.
-func (s *Service) ClearFaults() {
-	s.mu.Lock()
-	s.faults = nil
-	s.mu.Unlock()
-}
-
 // takeFault returns the fault for a call to op and uses it up, or nil.
 func (s *Service) takeFault(op string) *Fault {
 	s.mu.Lock()
@@ -251,7 +244,7 @@ func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *reques
 	}
 	switch {
 	case f.ResetBeforeProcessing:
-		reset(w)
+		resetConnection(w)
 	case f.Status != 0 || f.HugeBody > 0:
 		if f.Processed {
 			s.process(httptest.NewRecorder(), r, req)
@@ -264,7 +257,7 @@ func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *reques
 		_, _ = w.Write(f.Body)
 	case f.ResetAfterProcessing:
 		s.process(httptest.NewRecorder(), r, req)
-		reset(w)
+		resetConnection(w)
 	case f.SlowBody > 0:
 		rec := httptest.NewRecorder()
 		s.process(rec, r, req)
@@ -274,10 +267,10 @@ func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *reques
 	}
 }
 
-// reset closes the client's connection with an RST (SO_LINGER 0). Where
+// resetConnection closes the client's connection with an RST (SO_LINGER 0). Where
 // the connection cannot be taken over (HTTP/2 behind a mounted Service), it
 // aborts the handler, which also leaves the client without an answer.
-func reset(w http.ResponseWriter) {
+func resetConnection(w http.ResponseWriter) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)

@@ -66,11 +66,11 @@ func TestFaultsOverHTTP(t *testing.T) {
 		assert.Equal(t, "7", a.header.Get("Retry-After"))
 	}
 	assert.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code, "used up")
-	assert.Zero(t, s.OrderCount()-1)
+	assert.Zero(t, len(s.Orders())-1)
 
 	require.Equal(t, http.StatusCreated, post(`{"status":500,"processed":true,"times":-1}`))
 	assert.Equal(t, 500, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
-	assert.Equal(t, 2, s.OrderCount(), "processed before the 500")
+	assert.Equal(t, 2, len(s.Orders()), "processed before the 500")
 	req, err := http.NewRequest(http.MethodDelete, s.URL()+faultsPath, nil)
 	require.NoError(t, err)
 	resp, err := s.HTTPClient().Do(req)

@@ -186,7 +186,7 @@ func TestControlEndpoints(t *testing.T) {
 func TestMountedHandler(t *testing.T) {
 	var logs bytes.Buffer
 	s := fixed(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-	outer := httptest.NewServer(s.Handler())
+	outer := httptest.NewServer(s.Service)
 	defer outer.Close()
 	req, err := http.NewRequest("POST", outer.URL+"/v1/payments/createPaymentLink", strings.NewReader(linkForm(s).Encode()))
 	require.NoError(t, err)
@@ -197,7 +197,7 @@ func TestMountedHandler(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.Contains(t, string(b), `"payment_link":"`+outer.URL+`/sandbox/pay/utz_`)
-	assert.Equal(t, 1, s.OrderCount(), "shared state")
+	assert.Equal(t, 1, len(s.Orders()), "shared state")
 	s.Close() // waits for the handler, so the log is complete
 	assert.Contains(t, logs.String(), "op=createPaymentLink status=200")
 

@@ -54,7 +54,7 @@ func (s *Service) routeTable() []route {
 		{"GET " + clockPath, false, true, page(s.serveClock)},
 		{"POST " + clockPath, false, true, s.moveClock},
 		{"GET " + statsPath, false, true, page(s.serveStats)},
-		{"DELETE " + statsPath, false, true, page(s.resetStats)},
+		{"DELETE " + statsPath, false, true, page(s.clearStats)},
 		{"GET " + variantsPath, false, true, page(s.serveVariants)},
 		{"POST " + variantsPath, false, true, s.switchVariants},
 		{"POST " + faultsPath, false, true, s.addFault},
@@ -75,7 +75,7 @@ func (s *Service) newMux() *http.ServeMux {
 // (Requests) and counted, routed or not; ServeMux answers a path with no
 // route 404 and a path served for other methods 405 with Allow.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{ResponseWriter: w, req: &request{at: s.now()}}
+	x := &statusWriter{ResponseWriter: w, req: &request{at: s.now()}}
 	defer s.finish(r, x, time.Now())
 	if _, pattern := s.mux.Handler(r); pattern == "" {
 		x.req.rec = s.log.add(r, nil, x.req.at) // no route reads it
@@ -88,7 +88,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // then serve.
 func (s *Service) routed(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x := w.(*exchange) // ServeHTTP hands every request to the mux in one
+		x := w.(*statusWriter) // ServeHTTP hands every request to the mux in one
 		s.read(w, r, rt, x.req)
 		if x.req.bodyErr == nil {
 			// The body is in; a handler that takes its time (a scripted

@@ -77,7 +77,7 @@ func TestServiceMounted(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 200, resp.StatusCode, "%s", b)
 	assert.Contains(t, string(b), `"payment_link":"`+outer.URL+`/sandbox/pay/utz_`)
-	assert.Equal(t, 1, svc.OrderCount())
+	assert.Equal(t, 1, len(svc.Orders()))
 
 	_, err = NewService(WithIntentTTL(-1))
 	assert.ErrorContains(t, err, "not positive")

@@ -68,7 +68,7 @@ func NewService(opts ...Option) (*Service, error) {
 	if s.cfg.secretKey == "" {
 		s.cfg.secretKey = "sk_sandbox_" + s.randHex(16)
 	}
-	s.log = newRequestLog(cfg.requestLogBytes, cfg.requestLogLimit, redact.New(s.cfg.publicKey, s.cfg.secretKey))
+	s.log = newRequestLog(cfg.requestLogBytes, cfg.requestLogCount, redact.New(s.cfg.publicKey, s.cfg.secretKey))
 	for _, f := range cfg.faults {
 		s.InjectFault(f)
 	}
@@ -214,7 +214,7 @@ func (s *Service) settle(orderID string, result upicollect.TxnStatus, at time.Ti
 		return Order{}, err
 	}
 	if at.IsZero() {
-		return s.store.settle(orderID, c, s.now(), s.newUTR)
+		return s.store.settleNow(orderID, c, s.now(), s.newUTR)
 	}
 	if c.UTR == "" && c.Result == StatusSuccess {
 		c.UTR = s.newUTR() // now, so that a seed gives the same UTRs however often orders are read
@@ -228,12 +228,37 @@ func (s *Service) Orders() []Order { return s.store.list(s.now()) }
 // Order returns a snapshot of one order.
 func (s *Service) Order(id string) (Order, bool) { return s.store.get(id, s.now()) }
 
-// OrderCount returns how many orders exist: the proof that a retried create
-// did not make a second one.
-func (s *Service) OrderCount() int { return s.store.count() }
-
 // Requests returns copies of the recorded requests, oldest first.
 func (s *Service) Requests() []RecordedRequest { return s.log.snapshot() }
 
-// ClearRequests forgets the recorded requests.
-func (s *Service) ClearRequests() { s.log.clear() }
+// Part names what Clear empties: what the sandbox gathers besides its
+// orders.
+type Part int
+
+// The parts Clear empties.
+const (
+	Faults           Part = iota + 1 // the queued faults (InjectFault, WithFault)
+	RecordedRequests                 // the request log (Requests)
+	Counts                           // the counts Stats reports
+)
+
+// Clear empties the named parts, or all of them when none is named, as
+// between a test's phases or benchmark runs. The orders, variants and
+// clock stay.
+func (s *Service) Clear(parts ...Part) {
+	if len(parts) == 0 {
+		parts = []Part{Faults, RecordedRequests, Counts}
+	}
+	for _, p := range parts {
+		switch p {
+		case Faults:
+			s.mu.Lock()
+			s.faults = nil
+			s.mu.Unlock()
+		case RecordedRequests:
+			s.log.clear()
+		case Counts:
+			s.stats.clear()
+		}
+	}
+}

@@ -155,9 +155,9 @@ func (o *Order) snapshot() Order {
 	return c
 }
 
-// settle moves a PENDING order to c.Result now (the payer's choice),
+// settleNow moves a PENDING order to c.Result now (the payer's choice),
 // with c.UTR when non-empty and otherwise, for SUCCESS, one from genUTR.
-func (st *store) settle(id string, c ScheduledChange, now time.Time, genUTR func() string) (Order, error) {
+func (st *store) settleNow(id string, c ScheduledChange, now time.Time, genUTR func() string) (Order, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	o := st.at(id, now)
@@ -290,12 +290,6 @@ func (st *store) list(now time.Time) []Order {
 	st.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
 	return out
-}
-
-func (st *store) count() int {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return len(st.orders)
 }
 
 // maxOrderPaise is the largest amount the service takes for an order,

@@ -36,7 +36,7 @@ func TestVariantsGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := fixed(t, WithVariant(tt.variants...))
-			assert.ElementsMatch(t, tt.variants, enabled(s.Variants()))
+			assert.ElementsMatch(t, tt.variants, enabled(s.variantSet().list()))
 			a := call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "v-1"))
 			require.Equal(t, 200, a.code)
 			if tt.result != "" {
@@ -171,9 +171,9 @@ func TestEveryVariantSwitches(t *testing.T) {
 			on := Start(t, WithVariant(name))
 			assert.True(t, probe(t, on), "WithVariant")
 
-			require.NoError(t, off.SetVariants([]string{name}, nil))
+			require.NoError(t, off.setVariants([]string{name}, nil))
 			assert.True(t, probe(t, off), "SetVariants on")
-			require.NoError(t, off.SetVariants(nil, []string{name}))
+			require.NoError(t, off.setVariants(nil, []string{name}))
 			assert.False(t, probe(t, off), "SetVariants off")
 
 			list := switchHTTP(t, off, `{"enable":["`+name+`"]}`, http.StatusOK)
@@ -216,7 +216,7 @@ func TestVariantsListAndErrors(t *testing.T) {
 	for _, body := range []string{`{"enable":["nope"]}`, `{"enable":["status-in-data","status-bare"]}`, `[`, `{"enable":"x"}`} {
 		switchHTTP(t, s, body, http.StatusBadRequest)
 	}
-	assert.Equal(t, []string{VariantStringAmounts}, enabled(s.Variants()), "a refused switch changes nothing")
+	assert.Equal(t, []string{VariantStringAmounts}, enabled(s.variantSet().list()), "a refused switch changes nothing")
 
 	_, err = Listen("127.0.0.1:0", WithVariant("nope"))
 	assert.ErrorContains(t, err, `unknown variant "nope"`)
