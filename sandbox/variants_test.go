@@ -255,4 +255,7 @@ func TestDecimalPaidAmount(t *testing.T) {
 	require.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
 	_, err := settled(s, s.Orders()[0].OrderID, StatusSuccess, PaidAmount(maxOrderPaise+1))
 	assert.ErrorIs(t, err, ErrInvalidAmount)
+	o, err := settled(s, s.Orders()[0].OrderID, StatusSuccess, PaidAmount(maxOrderPaise))
+	require.NoError(t, err, "100000 rupees is the most, and allowed")
+	assert.Equal(t, int64(maxOrderPaise), o.PaidPaise)
 }
