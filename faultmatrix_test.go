@@ -452,7 +452,7 @@ func fmRunCell(t *testing.T, cell fmCell) {
 		_, err = s.Pay(orderID)
 		require.NoError(t, err)
 	}
-	before := s.OrderCount()
+	before := len(s.Orders())
 
 	other, otherHits := fmCounter(t)
 	base := s.URL()
@@ -528,7 +528,7 @@ func fmRunCell(t *testing.T, cell fmCell) {
 	assert.Zero(t, otherHits.Load(), "a redirect target gets no request")
 
 	// No retry made a second order, and a success made exactly one.
-	assert.Equal(t, w.orders, s.OrderCount()-before, "orders the call made")
+	assert.Equal(t, w.orders, len(s.Orders())-before, "orders the call made")
 	if cell.op.creates() && orderID != "" && w.orders == 1 {
 		o, found := s.Order(orderID)
 		require.True(t, found, "the order is stored under the caller's id")

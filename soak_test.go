@@ -200,7 +200,7 @@ func TestSoak(t *testing.T) {
 // soakRun runs the soak against its own sandbox and client, checks the
 // invariants, and releases everything before returning.
 func soakRun(t *testing.T) (st *soakStats, elapsed time.Duration, retries, attempts int) {
-	s := sandbox.New(sandbox.Strict(), sandbox.WithRequestLogLimit(16))
+	s := sandbox.New(sandbox.Strict(), sandbox.WithRequestLog(16, 0))
 	defer s.Close()
 	other, otherHits := fmCounter(t)
 	defer other.Close()
@@ -249,7 +249,7 @@ func soakRun(t *testing.T) (st *soakStats, elapsed time.Duration, retries, attem
 	}
 	wg.Wait()
 	elapsed = time.Since(start)
-	s.ClearFaults()
+	s.Clear(sandbox.Faults)
 
 	st = newSoakStats()
 	for _, ws := range stats {

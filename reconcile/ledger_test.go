@@ -178,7 +178,7 @@ func TestOutageRecovery(t *testing.T) {
 			e.sb.InjectFault(sandbox.Fault{Op: "checkPaymentStatus", Status: http.StatusServiceUnavailable, Times: -1})
 			storming = true
 		case storming && !now.Before(stormEnd):
-			e.sb.ClearFaults()
+			e.sb.Clear(sandbox.Faults)
 			storming = false
 		}
 		st, err := sw.Step(ctx, now)

@@ -61,7 +61,7 @@ func TestStepEndsWithItsContext(t *testing.T) {
 	}
 	assert.Empty(t, rec.results("hang-1"))
 
-	e.sb.ClearFaults()
+	e.sb.Clear(sandbox.Faults)
 	st, err := sw.Step(ctx, now)
 	require.NoError(t, err)
 	assert.Equal(t, 3, st.Paid, "the orders of the cancelled step were given back, due as they were")

@@ -185,7 +185,7 @@ func TestFleetHoldsSharedRate(t *testing.T) {
 	op := "checkPaymentStatus"
 
 	t.Run("redisrate", func(t *testing.T) {
-		sb.ResetStats()
+		sb.Clear(sandbox.Counts)
 		shared := cfg
 		shared.RedisAddr, shared.Key = rdb.Options().Addr, "fleet-"+strconv.FormatInt(time.Now().UnixNano(), 36)
 		for i, r := range runFleet(t, processes, shared) {
@@ -197,7 +197,7 @@ func TestFleetHoldsSharedRate(t *testing.T) {
 	})
 
 	t.Run("WithRateLimit per process", func(t *testing.T) {
-		sb.ResetStats()
+		sb.Clear(sandbox.Counts)
 		var ok int64
 		for _, r := range runFleet(t, processes, cfg) {
 			ok += r.OK

@@ -13,17 +13,10 @@ import (
 	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
-// serveAPI answers /v1/payments/{op}: scripted faults first, then the
+// serveAPI answers POST /v1/payments/{op}: scripted faults first, then the
 // operation itself.
 func (s *Service) serveAPI(w http.ResponseWriter, r *http.Request, req *request) {
-	v := s.variantSet()
-	if _, ok := opFields[req.op]; !ok {
-		s.writeAPI(w, http.StatusNotFound, failure(v, http.StatusNotFound, "Unknown operation "+req.op))
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		s.writeAPI(w, http.StatusMethodNotAllowed, failure(v, http.StatusMethodNotAllowed, "Method not allowed; use POST"))
+	if s.refuseUnknownOp(w, req) {
 		return
 	}
 	if s.refuseOverQuota(w, req) {
@@ -47,6 +40,27 @@ func (s *Service) serveAPI(w http.ResponseWriter, r *http.Request, req *request)
 		return
 	}
 	s.process(w, r, req)
+}
+
+// serveWrongMethod answers /v1/payments/{op} called with a method other
+// than POST as the service does: 404 for an unknown operation, else 405
+// in its envelope, with Allow.
+func (s *Service) serveWrongMethod(w http.ResponseWriter, _ *http.Request, req *request) {
+	if s.refuseUnknownOp(w, req) {
+		return
+	}
+	w.Header().Set("Allow", http.MethodPost)
+	s.writeAPI(w, http.StatusMethodNotAllowed, failure(s.variantSet(), http.StatusMethodNotAllowed, "Method not allowed; use POST"))
+}
+
+// refuseUnknownOp answers 404 to an operation the service does not have
+// and reports whether it did.
+func (s *Service) refuseUnknownOp(w http.ResponseWriter, req *request) bool {
+	if _, ok := opFields[req.op]; ok {
+		return false
+	}
+	s.writeAPI(w, http.StatusNotFound, failure(s.variantSet(), http.StatusNotFound, "Unknown operation "+req.op))
+	return true
 }
 
 // authorized reports whether r carries the merchant's Basic credentials.

@@ -14,7 +14,7 @@ import (
 // each iteration is a createPaymentLink and a checkPaymentStatus of the
 // new order, sent by a plain net/http client from GOMAXPROCS goroutines.
 func BenchmarkSandboxRequests(b *testing.B) {
-	s := New(WithRequestLogLimit(1000))
+	s := New(WithRequestLog(1000, 0))
 	defer s.Close()
 	creds := s.Credentials()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, Proxy: nil}}

@@ -14,7 +14,7 @@ import (
 // once, with duplicate creates racing each other; run with -race.
 func TestConcurrentClients(t *testing.T) {
 	s := Start(t)
-	require.NoError(t, s.SetVariants([]string{VariantStringAmounts}, nil)) // variants read concurrently
+	require.NoError(t, s.setVariants([]string{VariantStringAmounts}, nil)) // variants read concurrently
 	const n = 256
 	results := make([]result, n)
 	var wg sync.WaitGroup
@@ -39,7 +39,7 @@ func TestConcurrentClients(t *testing.T) {
 	// Pairs of clients share an order_id: exactly one of each pair wins.
 	assert.Equal(t, n/2, dups)
 	assert.Equal(t, n/2+n, created)
-	assert.Equal(t, created, s.OrderCount())
+	assert.Equal(t, created, len(s.Orders()))
 	for _, o := range s.Orders() {
 		assert.Equal(t, StatusSuccess, o.Status, o.OrderID)
 	}

@@ -24,7 +24,7 @@ func TestClientReusesConnections(t *testing.T) {
 		ids[i] = fmt.Sprintf("conn-%d", i)
 		require.Equal(t, 200, call(t, s, OpCreatePaymentLink, with(linkForm(s), "order_id", ids[i])).code)
 	}
-	s.ResetStats()
+	s.Clear(Counts)
 	const rounds = 20
 	for r := 0; r < rounds; r++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

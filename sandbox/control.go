@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	upicollect "github.com/upicollect/upicollect-go"
 )
 
 // serveOrders answers GET /sandbox/orders with every order, oldest first.
@@ -17,7 +19,7 @@ func (s *Service) serveOrders(w http.ResponseWriter, _ *http.Request) {
 
 // serveOrder answers GET /sandbox/orders/{id}.
 func (s *Service) serveOrder(w http.ResponseWriter, r *http.Request) {
-	o, ok := s.Order(r.PathValue("id"))
+	o, ok := s.Order(r.PathValue("order_id"))
 	if !ok {
 		writeValue(w, http.StatusNotFound, controlError{ErrOrderNotFound.Error()})
 		return
@@ -25,44 +27,43 @@ func (s *Service) serveOrder(w http.ResponseWriter, r *http.Request) {
 	writeValue(w, http.StatusOK, o)
 }
 
-// servePay answers POST /sandbox/orders/{id}/pay: form result (SUCCESS,
-// FAIL or REJECT; required), optional utr, optional amount (the paid
-// amount in rupees, "1.08", for the status check) and optional after (a
-// Go duration: schedule the result that much sandbox time later, as
-// Settle does, and answer 202). With return=page (the hosted page's
-// buttons) it answers 303: an intent to its redirect_url exactly as
-// given, other orders back to their page.
+// servePay answers POST /sandbox/orders/{order_id}/pay, Settle over HTTP:
+// form result (SUCCESS, FAIL or REJECT; required), optional utr (UTR),
+// optional amount (PaidAmount, in rupees: "1.08") and optional after (a
+// Go duration: Settle at that much sandbox time from now, answered 202;
+// without it, the payer's choice now). With return=page (the hosted
+// page's buttons) it answers 303: an intent to its redirect_url exactly
+// as given, other orders back to their page.
 func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request) {
 	if refuseCrossSite(w, r) {
 		return
 	}
-	id := r.PathValue("id")
+	id := r.PathValue("order_id")
 	f := req.form.vals
 	if req.parseErr != nil || req.bodyErr != nil || f["result"] == "" {
 		writeValue(w, http.StatusBadRequest, controlError{"body must be a form: result=SUCCESS|FAIL|REJECT&utr=..."})
 		return
 	}
-	set := Settlement{Result: strings.ToUpper(f["result"]), UTR: f["utr"]}
+	result := upicollect.TxnStatus(strings.ToUpper(f["result"]))
+	opts := []SettleOption{UTR(f["utr"])}
 	if a, ok := f["amount"]; ok {
 		p, ok := parseRupees(a)
 		if !ok || p <= 0 || p > maxOrderPaise {
 			writeValue(w, http.StatusBadRequest, controlError{ErrInvalidAmount.Error()})
 			return
 		}
-		set.PaidPaise = p
+		opts = append(opts, PaidAmount(upicollect.Money(p)))
 	}
-	code, o, err := http.StatusOK, Order{}, error(nil)
+	code, at := http.StatusOK, time.Time{}
 	if a, ok := f["after"]; ok {
 		d, perr := time.ParseDuration(a)
 		if perr != nil || d < 0 {
 			writeValue(w, http.StatusBadRequest, controlError{`after must be a duration such as "90s" or "2h", not negative`})
 			return
 		}
-		code = http.StatusAccepted
-		o, err = s.schedule(id, set, s.now().Add(d))
-	} else {
-		o, err = s.SettleWith(id, set)
+		code, at = http.StatusAccepted, s.now().Add(d)
 	}
+	o, err := s.settle(id, result, at, opts)
 	if err != nil {
 		code := settleErrorStatus(err)
 		if f["return"] == "page" && code != http.StatusNotFound {
@@ -79,7 +80,7 @@ func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request)
 	writeValue(w, code, o)
 }
 
-// settleErrorStatus is the HTTP status of a SettleWith error.
+// settleErrorStatus is the HTTP status of a Settle error.
 func settleErrorStatus(err error) int {
 	switch {
 	case errors.Is(err, ErrOrderNotFound):
@@ -172,7 +173,7 @@ func (s *Service) moveClock(w http.ResponseWriter, r *http.Request, req *request
 
 // serveVariants answers GET /sandbox/variants: every variant and its state.
 func (s *Service) serveVariants(w http.ResponseWriter, _ *http.Request) {
-	writeValue(w, http.StatusOK, s.Variants())
+	writeValue(w, http.StatusOK, s.variantSet().list())
 }
 
 // switchVariants answers POST /sandbox/variants, JSON
@@ -185,11 +186,11 @@ func (s *Service) switchVariants(w http.ResponseWriter, r *http.Request, req *re
 	if !s.controlBody(w, r, req, &body) {
 		return
 	}
-	if err := s.SetVariants(body.Enable, body.Disable); err != nil {
+	if err := s.setVariants(body.Enable, body.Disable); err != nil {
 		writeValue(w, http.StatusBadRequest, controlError{err.Error()})
 		return
 	}
-	writeValue(w, http.StatusOK, s.Variants())
+	writeValue(w, http.StatusOK, s.variantSet().list())
 }
 
 // addFault answers POST /sandbox/faults: queue the fault in the body.
@@ -197,8 +198,8 @@ func (s *Service) addFault(w http.ResponseWriter, r *http.Request, req *request)
 	if !s.controlBody(w, r, req, nil) {
 		return
 	}
-	f, err := decodeFault(req.body)
-	if err != nil {
+	var f Fault
+	if err := json.Unmarshal(req.body, &f); err != nil {
 		writeValue(w, http.StatusBadRequest, controlError{err.Error()})
 		return
 	}
@@ -213,7 +214,7 @@ func (s *Service) clearFaults(w http.ResponseWriter, r *http.Request) {
 	if refuseCrossSite(w, r) {
 		return
 	}
-	s.ClearFaults()
+	s.Clear(Faults)
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -87,8 +87,8 @@
 //	{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"Transaction is successful",
 //	 "data":{"amount":499,"UTR":"<12 digits>","order_id":"…"}}
 //
-// with amount a JSON number in rupees (499, or 1.08 after SettleWith with
-// PaidPaise 108), never through a float.
+// with amount a JSON number in rupees (499, or 1.08 after Settle with
+// PaidAmount(108)), never through a float.
 //
 // # Hosted checkout
 //
@@ -109,15 +109,17 @@
 //
 // # Orders and sandbox time
 //
-// Orders start PENDING. The payer's choice at the checkout (Pay,
-// SettleWith, the pay endpoint, the hosted page's buttons) moves a
-// PENDING order to SUCCESS, FAIL or REJECT at once, and a final state
-// stays final for the payer (ErrOrderSettled). An intent cannot be paid
-// after its expiry (ErrIntentExpired) but can still fail or be rejected.
+// Orders start PENDING. Settle(id, result, at) is the one way an order
+// settles; Pay(id) is its shorthand for SUCCESS now. Without a time (a
+// zero at; over HTTP, the pay endpoint without after; the hosted page's
+// buttons) it is the payer's choice at the checkout: a PENDING order
+// moves to SUCCESS, FAIL or REJECT at once, and a final state stays final
+// for the payer (ErrOrderSettled). An intent cannot be paid after its
+// expiry (ErrIntentExpired) but can still fail or be rejected.
 //
-// The bank's outcome may come later, and may change: Settle(id, result,
-// at) schedules a state change at sandbox time at, and the pay endpoint's
-// after does the same from HTTP. A FAIL or REJECT may later become
+// With a time it is the bank's outcome, which may come later, and may
+// change: Settle(id, result, at) schedules a state change at sandbox time
+// at, and the pay endpoint's after does the same from HTTP. A FAIL or REJECT may later become
 // SUCCESS, as a bank's late authorisation does (a large Indian gateway
 // keeps polling for three days for it); SUCCESS is final. Until its time
 // a change is listed in Order.Scheduled, by GET /sandbox/orders and on the
@@ -151,9 +153,9 @@
 //	GET    /sandbox/qr/{order_id}.png     QR code (PNG) of the order's upi://pay link
 //	GET    /sandbox/orders                every order, oldest first (JSON array of Order)
 //	GET    /sandbox/orders/{order_id}     one order (JSON; 404 {"error":…})
-//	POST   /sandbox/orders/{order_id}/pay settle: form result=SUCCESS|FAIL|REJECT (required), optional utr,
-//	                                      amount (paid rupees, "1.08", reported by the status check) and
-//	                                      after (a Go duration, "90s", "26h": schedule it as Settle does)
+//	POST   /sandbox/orders/{order_id}/pay Settle: form result=SUCCESS|FAIL|REJECT (required), optional utr
+//	                                      (UTR), amount (PaidAmount, in rupees: "1.08") and after (Settle's
+//	                                      time from now, a Go duration, "90s", "26h"; absent: the payer now)
 //	GET    /sandbox/clock                 the sandbox's time: {"now":"2025-01-15T10:00:00.000000000Z"}
 //	                                      (RFC 3339 with nanoseconds)
 //	POST   /sandbox/clock                 move a WithMovableClock forward: JSON {"advance":"2h"} or
@@ -167,6 +169,9 @@
 //	POST   /sandbox/variants              JSON {"enable":[names…],"disable":[names…]}; answers the new list
 //	POST   /sandbox/faults                JSON fault (below); answers 201 {"queued":n}
 //	DELETE /sandbox/faults                drop every queued fault; answers 204
+//
+// Another method on these paths gets net/http.ServeMux's own 405 with
+// Allow; a path with none of them, its 404.
 //
 // The pay endpoint answers 200 with the order as JSON (202 when after
 // scheduled the change); 400 for a missing or bad result, utr, amount or
@@ -192,7 +197,7 @@
 //
 // The live service is looser than its document. Each variant, off by
 // default, makes the sandbox answer in one of the shapes live is known to
-// send. Switch them with WithVariant, with SetVariants, with
+// send. Switch them with WithVariant, with
 // `upicollect sandbox --variant NAME` (repeatable) or over HTTP with
 // POST /sandbox/variants:
 //
@@ -224,10 +229,11 @@
 // short, ends with the connection dropped, never an empty answer.
 // WithLatency delays every API answer.
 //
-// Queue one with InjectFault or WithFault (Go), with
-// `upicollect sandbox --fault SPEC` (ParseFault's comma-separated
-// key=value form) or with POST /sandbox/faults, whose JSON object takes the
-// same keys, all optional:
+// Queue one with InjectFault or WithFault (Go) or with POST
+// /sandbox/faults. A Fault's one encoding is a JSON object
+// (Fault.UnmarshalJSON) with these keys, all optional; `upicollect
+// sandbox --fault SPEC` writes the same keys as comma-separated key=value
+// pairs, which ParseFault reads into that JSON form:
 //
 //	op         operation it applies to ("createPaymentIntent", …); absent: any
 //	times      matching calls it applies to: 0 or absent once, -1 until cleared
@@ -264,8 +270,8 @@
 // # Leaving it running
 //
 // A long-running server stays small and closes idle and slow connections:
-// the request log (Requests) is capped at 4 MiB (WithRequestLogBytes) and
-// optionally by count (WithRequestLogLimit), keeps the body fields only of
+// the request log (Requests) is capped at 4 MiB and optionally by count
+// (WithRequestLog), keeps the body fields only of
 // API calls with valid credentials, at most 4 KiB of them per call, and
 // redacts the merchant's credentials as the SDK's own logs do, by one list
 // of forms: the Authorization header value, the Basic credential pair in
@@ -273,12 +279,13 @@
 // JSON-escaped, wherever they stand as a whole token (so a short or
 // common-word secret does not blot out other text). Reading a request's
 // header, reading a whole request and an idle keep-alive connection are
-// bounded (WithTimeouts; DefaultTimeouts). OrderCount proves whether a
-// retried create made a second order.
+// bounded (WithTimeouts; DefaultTimeouts). The length of Orders proves
+// whether a retried create made a second order; Reset empties the faults,
+// the request log and the counts between a test's phases.
 //
 // # Mounting
 //
-// A Service (NewService, or Server.Handler) serves the same state from
+// A Service (NewService, or Server.Service) serves the same state from
 // another server; mount it at the root of a host (the paths above are
 // absolute). Links in answers follow the request's Host, or WithPublicURL.
 package sandbox

@@ -43,7 +43,7 @@ func Example() {
 		return
 	}
 	fmt.Println("after:", after.TxnStatus, after.Amount, after.UTR == utr, after.Paid())
-	fmt.Println("orders:", s.OrderCount())
+	fmt.Println("orders:", len(s.Orders()))
 	// Output:
 	// before: PENDING Transaction not found
 	// after: SUCCESS 499.00 true true
@@ -67,7 +67,7 @@ func ExampleServer_InjectFault() {
 		Note:     "Tip",
 		Customer: upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "9876543210"},
 	})
-	fmt.Println(err != nil, s.OrderCount())
+	fmt.Println(err != nil, len(s.Orders()))
 	// Output: true 1
 }
 

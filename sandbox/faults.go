@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -16,12 +18,15 @@ import (
 // matches it. When several kinds are set on one Fault, the first of
 // ResetBeforeProcessing, Status/HugeBody, ResetAfterProcessing, SlowBody
 // wins; Latency always applies first.
+//
+// Its one encoding is JSON (UnmarshalJSON), what POST /sandbox/faults
+// takes; ParseFault reads the command line's short form into it.
 type Fault struct {
 	// Op is the operation it applies to (OpCreatePaymentIntent, ...); ""
 	// means any API operation.
 	Op string
 	// Times is how many matching calls it applies to: 0 means 1, -1 means
-	// until ClearFaults.
+	// until a Clear of Faults.
 	Times int
 	// Latency is added before answering; it ends early, without an answer,
 	// when the request's context ends.
@@ -32,7 +37,7 @@ type Fault struct {
 	Status int
 	// Body is the body answered with Status.
 	Body []byte
-	// Header is added to the answer of any fault kind (Retry-After,
+	// Header is added to the answer of any fault (Retry-After,
 	// Location, Content-Type, ...).
 	Header http.Header
 	// ResetBeforeProcessing resets the TCP connection (RST) without
@@ -75,6 +80,131 @@ type faultState struct {
 	left int
 }
 
+// faultJSON is Fault's JSON form: the keys of the package
+// documentation's fault table.
+type faultJSON struct {
+	Op        string            `json:"op"`
+	Times     int               `json:"times"`
+	Latency   string            `json:"latency"`
+	Status    int               `json:"status"`
+	Body      string            `json:"body"`
+	Header    map[string]string `json:"header"`
+	Reset     string            `json:"reset"`
+	SlowBody  string            `json:"slow_body"`
+	HugeBody  int64             `json:"huge_body"`
+	Processed bool              `json:"processed"`
+}
+
+// UnmarshalJSON reads a fault in its JSON form, the body of POST
+// /sandbox/faults (keys in the package documentation; all optional,
+// unknown keys refused), and checks it: a fault must do something and be
+// able to apply.
+func (f *Fault) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var j faultJSON
+	if err := dec.Decode(&j); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("sandbox: fault: unknown key %s", name)
+		}
+		return fmt.Errorf("sandbox: fault: %v", err)
+	}
+	g := Fault{Op: j.Op, Times: j.Times, Status: j.Status, HugeBody: j.HugeBody, Processed: j.Processed}
+	if j.Body != "" {
+		g.Body = []byte(j.Body)
+	}
+	var err error
+	if g.Latency, err = faultDuration("latency", j.Latency); err != nil {
+		return err
+	}
+	if g.SlowBody, err = faultDuration("slow_body", j.SlowBody); err != nil {
+		return err
+	}
+	switch j.Reset {
+	case "":
+	case "before":
+		g.ResetBeforeProcessing = true
+	case "after":
+		g.ResetAfterProcessing = true
+	default:
+		return fmt.Errorf("sandbox: fault: reset %q (want before or after)", j.Reset)
+	}
+	for k, v := range j.Header {
+		if g.Header == nil {
+			g.Header = http.Header{}
+		}
+		g.Header.Add(k, v)
+	}
+	if g.Latency == 0 && g.Status == 0 && j.Reset == "" && g.SlowBody == 0 && g.HugeBody == 0 {
+		return errors.New("sandbox: fault: nothing to do (set latency, status, reset, slow_body or huge_body)")
+	}
+	if err := g.check(); err != nil {
+		return err
+	}
+	*f = g
+	return nil
+}
+
+// faultDuration reads a duration of the JSON form; "" is none.
+func faultDuration(key, v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("sandbox: fault: %s %q is not a duration such as 250ms or 2s", key, v)
+	}
+	return d, nil
+}
+
+// ParseFault reads a fault written as comma-separated key=value pairs, the
+// form `upicollect sandbox --fault` takes, by turning it into the JSON
+// form and reading that: the keys are the JSON keys ("-" may stand for
+// "_"). header takes Name:Value and may repeat; processed needs no value;
+// body must come last and takes the rest of the text, commas included.
+// Example:
+//
+//	op=createPaymentIntent,status=500,times=2,body={"status":false}
+func ParseFault(text string) (Fault, error) {
+	obj := map[string]any{}
+	header := map[string]string{}
+	for rest := text; rest != ""; {
+		var pair string
+		if strings.HasPrefix(rest, "body=") {
+			pair, rest = rest, ""
+		} else {
+			pair, rest, _ = strings.Cut(rest, ",")
+		}
+		key, val, _ := strings.Cut(pair, "=")
+		key = strings.ReplaceAll(key, "-", "_")
+		switch key {
+		case "times", "status", "huge_body":
+			if _, err := strconv.ParseInt(val, 10, 64); err != nil {
+				return Fault{}, fmt.Errorf("sandbox: fault: %s %q is not a whole number", key, val)
+			}
+			obj[key] = json.Number(val)
+		case "processed":
+			obj[key] = val == "" || val == "true"
+		case "header":
+			name, v, ok := strings.Cut(val, ":")
+			if !ok || name == "" {
+				return Fault{}, fmt.Errorf("sandbox: fault: header %q (want Name:Value)", val)
+			}
+			header[strings.TrimSpace(name)] = strings.TrimSpace(v)
+			obj[key] = header
+		default:
+			obj[key] = val
+		}
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return Fault{}, fmt.Errorf("sandbox: fault: %v", err)
+	}
+	var f Fault
+	err = json.Unmarshal(b, &f)
+	return f, err
+}
+
 // InjectFault queues f for the next matching API calls.
 func (s *Service) InjectFault(f Fault) {
 	left := f.Times
@@ -83,13 +213,6 @@ func (s *Service) InjectFault(f Fault) {
 	}
 	s.mu.Lock()
 	s.faults = append(s.faults, &faultState{Fault: f, left: left})
-	s.mu.Unlock()
-}
-
-// ClearFaults drops every queued fault.
-func (s *Service) ClearFaults() {
-	s.mu.Lock()
-	s.faults = nil
 	s.mu.Unlock()
 }
 
@@ -121,7 +244,7 @@ func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *reques
 	}
 	switch {
 	case f.ResetBeforeProcessing:
-		reset(w)
+		resetConnection(w)
 	case f.Status != 0 || f.HugeBody > 0:
 		if f.Processed {
 			s.process(httptest.NewRecorder(), r, req)
@@ -134,7 +257,7 @@ func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *reques
 		_, _ = w.Write(f.Body)
 	case f.ResetAfterProcessing:
 		s.process(httptest.NewRecorder(), r, req)
-		reset(w)
+		resetConnection(w)
 	case f.SlowBody > 0:
 		rec := httptest.NewRecorder()
 		s.process(rec, r, req)
@@ -144,10 +267,10 @@ func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *reques
 	}
 }
 
-// reset closes the client's connection with an RST (SO_LINGER 0). Where
+// resetConnection closes the client's connection with an RST (SO_LINGER 0). Where
 // the connection cannot be taken over (HTTP/2 behind a mounted Service), it
 // aborts the handler, which also leaves the client without an answer.
-func reset(w http.ResponseWriter) {
+func resetConnection(w http.ResponseWriter) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)

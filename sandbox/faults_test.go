@@ -38,11 +38,11 @@ func TestFaultStatus(t *testing.T) {
 	assert.Equal(t, "7", a.header.Get("Retry-After"))
 	assert.Equal(t, "text/html", a.header.Get("Content-Type"))
 	assert.Equal(t, "<html>busy</html>", string(a.body))
-	assert.Zero(t, s.OrderCount(), "a Status fault does not process the request")
+	assert.Zero(t, len(s.Orders()), "a Status fault does not process the request")
 
 	a = call(t, s, OpCreatePaymentIntent, form)
 	assert.Equal(t, 200, a.code, "the fault applied once")
-	assert.Equal(t, 1, s.OrderCount())
+	assert.Equal(t, 1, len(s.Orders()))
 
 	recs := s.Requests()
 	require.Len(t, recs, 2)
@@ -59,10 +59,10 @@ func TestFaultProcessed(t *testing.T) {
 	form := with(requestForm(s), "order_id", "f-2")
 	a := call(t, s, OpCreatePaymentRequest, form)
 	assert.Equal(t, 500, a.code)
-	assert.Equal(t, 1, s.OrderCount(), "the create took effect before the 500")
+	assert.Equal(t, 1, len(s.Orders()), "the create took effect before the 500")
 	a = call(t, s, OpCreatePaymentRequest, form)
 	assert.Equal(t, 409, a.code, "a retry with the same order_id meets the first attempt")
-	assert.Equal(t, 1, s.OrderCount())
+	assert.Equal(t, 1, len(s.Orders()))
 }
 
 func TestFaultResetBeforeProcessing(t *testing.T) {
@@ -70,7 +70,7 @@ func TestFaultResetBeforeProcessing(t *testing.T) {
 	s.InjectFault(Fault{Op: OpCreatePaymentLink, ResetBeforeProcessing: true})
 	_, err := post(context.Background(), s, OpCreatePaymentLink, linkForm(s).Encode())
 	require.Error(t, err)
-	assert.Zero(t, s.OrderCount())
+	assert.Zero(t, len(s.Orders()))
 	recs := s.Requests()
 	require.Len(t, recs, 1, "the client did not silently resend")
 	assert.Zero(t, recs[0].Status)
@@ -82,7 +82,7 @@ func TestFaultResetAfterProcessing(t *testing.T) {
 	s.InjectFault(Fault{ResetAfterProcessing: true}) // any op
 	_, err := post(context.Background(), s, OpCreatePaymentLink, linkForm(s).Encode())
 	require.Error(t, err)
-	assert.Equal(t, 1, s.OrderCount(), "the order exists though the client got no answer")
+	assert.Equal(t, 1, len(s.Orders()), "the order exists though the client got no answer")
 }
 
 func TestFaultLatency(t *testing.T) {
@@ -99,7 +99,7 @@ func TestFaultLatency(t *testing.T) {
 	defer cancel()
 	_, err := post(ctx, s, OpCreatePaymentLink, linkForm(s).Encode())
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Zero(t, s.OrderCount())
+	assert.Zero(t, len(s.Orders()))
 }
 
 func TestWithLatency(t *testing.T) {
@@ -133,7 +133,7 @@ func TestFaultSlowBody(t *testing.T) {
 	assert.Greater(t, reads, 10, "the body arrived in pieces")
 	assert.GreaterOrEqual(t, time.Since(start), 30*time.Millisecond)
 	assert.Contains(t, body.String(), `"payment_link":"`+s.URL()+`/sandbox/pay/utz_`)
-	assert.Equal(t, 1, s.OrderCount())
+	assert.Equal(t, 1, len(s.Orders()))
 
 	// A client that stops waiting mid-body gets an error; the order exists.
 	s.InjectFault(Fault{Op: OpCreatePaymentLink, SlowBody: time.Hour})
@@ -144,7 +144,7 @@ func TestFaultSlowBody(t *testing.T) {
 	_, err = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.Error(t, err)
-	assert.Equal(t, 2, s.OrderCount())
+	assert.Equal(t, 2, len(s.Orders()))
 }
 
 func TestFaultHugeBody(t *testing.T) {
@@ -171,7 +171,7 @@ func TestFaultHugeBody(t *testing.T) {
 			n, err := io.Copy(io.Discard, io.TeeReader(resp.Body, &prefix{max: 22}))
 			require.NoError(t, err)
 			assert.Equal(t, tt.fault.HugeBody, n)
-			assert.Equal(t, tt.orders, s.OrderCount())
+			assert.Equal(t, tt.orders, len(s.Orders()))
 		})
 	}
 	s := fixed(t)
@@ -219,7 +219,7 @@ func TestFaultQueue(t *testing.T) {
 
 	s.InjectFault(Fault{Status: 500, Times: -1})
 	assert.Equal(t, []int{500, 500, 500}, codes(OpCheckPaymentStatus, 3))
-	s.ClearFaults()
+	s.Clear(Faults)
 	assert.Equal(t, []int{200}, codes(OpCheckPaymentStatus, 1))
 
 	// Faults are for API calls only: pages and control endpoints ignore them.

@@ -24,6 +24,10 @@ func TestParseFault(t *testing.T) {
 		{"reset=after,op=checkPaymentStatus", Fault{ResetAfterProcessing: true, Op: OpCheckPaymentStatus}, ""},
 		{"slow-body=2s", Fault{SlowBody: 2 * time.Second}, ""},
 		{"huge_body=1048576,status=200", Fault{HugeBody: 1 << 20, Status: 200}, ""},
+		{"huge_body=5", Fault{HugeBody: 5}, ""},
+		{"latency=0s,status=500", Fault{Status: 500}, ""},
+		{"processed=true,status=500", Fault{Status: 500, Processed: true}, ""},
+		{"processed=false,status=500", Fault{Status: 500}, ""},
 		{`status=200,body={"status":true,"a":1}`, Fault{Status: 200, Body: []byte(`{"status":true,"a":1}`)}, ""},
 		{"", Fault{}, "nothing to do"},
 		{"op=refund,status=500", Fault{}, `unknown op "refund"`},
@@ -66,11 +70,11 @@ func TestFaultsOverHTTP(t *testing.T) {
 		assert.Equal(t, "7", a.header.Get("Retry-After"))
 	}
 	assert.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code, "used up")
-	assert.Zero(t, s.OrderCount()-1)
+	assert.Zero(t, len(s.Orders())-1)
 
 	require.Equal(t, http.StatusCreated, post(`{"status":500,"processed":true,"times":-1}`))
 	assert.Equal(t, 500, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
-	assert.Equal(t, 2, s.OrderCount(), "processed before the 500")
+	assert.Equal(t, 2, len(s.Orders()), "processed before the 500")
 	req, err := http.NewRequest(http.MethodDelete, s.URL()+faultsPath, nil)
 	require.NoError(t, err)
 	resp, err := s.HTTPClient().Do(req)
@@ -79,7 +83,7 @@ func TestFaultsOverHTTP(t *testing.T) {
 	assert.Equal(t, http.StatusNoContent, resp.StatusCode)
 	assert.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
 
-	for _, bad := range []string{`{"status":"500"}`, `{"nope":1}`, `{}`, `{"latency":"x"}`, `[`} {
+	for _, bad := range []string{`{"status":"500"}`, `{"nope":1}`, `{}`, `{"latency":"x"}`, `[`, `null`, `{"reset":"maybe"}`} {
 		assert.Equal(t, http.StatusBadRequest, post(bad), bad)
 	}
 	req, err = http.NewRequest(http.MethodPost, s.URL()+faultsPath, strings.NewReader(`{"status":500}`))

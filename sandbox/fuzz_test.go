@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -49,18 +50,18 @@ func FuzzParseFault(f *testing.F) {
 	})
 }
 
-// FuzzDecodeFault does the same for the JSON of POST /sandbox/faults.
-func FuzzDecodeFault(f *testing.F) {
+// FuzzFaultJSON does the same for the JSON of POST /sandbox/faults.
+func FuzzFaultJSON(f *testing.F) {
 	f.Add(`{"op":"checkPaymentStatus","status":429,"header":{"Retry-After":"2"},"times":-1}`)
 	f.Add(`{"reset":"before"}`)
 	f.Add(`{"latency":"2s","slow_body":"1s","huge_body":5}`)
 	f.Fuzz(func(t *testing.T, body string) {
-		fault, err := decodeFault([]byte(body))
-		if err != nil {
+		var fault Fault
+		if err := json.Unmarshal([]byte(body), &fault); err != nil {
 			return
 		}
 		if err := fault.check(); err != nil {
-			t.Fatalf("decodeFault(%q) accepted a fault that check refuses: %v", body, err)
+			t.Fatalf("Fault.UnmarshalJSON(%q) accepted a fault that check refuses: %v", body, err)
 		}
 	})
 }

@@ -85,7 +85,7 @@ func TestScriptedDelayOutlivesReadTimeout(t *testing.T) {
 // others are cut to 4 KiB, and the log stays under its byte cap.
 func TestRequestLogIsBounded(t *testing.T) {
 	const capBytes = 64 << 10
-	s := Start(t, WithRequestLogBytes(capBytes))
+	s := Start(t, WithRequestLog(0, capBytes))
 	big := strings.Repeat("n", 100<<10)
 	a := call(t, s, OpCreatePaymentLink, with(linkForm(s), "note", big))
 	require.Equal(t, 200, a.code)

@@ -26,7 +26,7 @@ type config struct {
 	intentTTL                 time.Duration
 	publicURL                 string
 	logger                    *slog.Logger
-	requestLogLimit           int
+	requestLogCount           int
 	requestLogBytes           int
 	timeouts                  Timeouts
 	faults                    []Fault
@@ -164,21 +164,16 @@ func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l; return nil }
 }
 
-// WithRequestLogLimit keeps only the last n recorded requests (n <= 0: no
-// limit by count). The log is always capped by size as well
-// (WithRequestLogBytes).
-func WithRequestLogLimit(n int) Option {
-	return func(c *config) error { c.requestLogLimit = n; return nil }
-}
-
-// WithRequestLogBytes caps the memory the request log holds (default
-// DefaultRequestLogBytes); the oldest records go first.
-func WithRequestLogBytes(n int) Option {
+// WithRequestLog bounds the request log (Requests): it keeps only the
+// last count requests (count <= 0: no bound by count) in at most maxBytes
+// of memory (maxBytes <= 0: DefaultRequestLogBytes); the oldest records
+// go first.
+func WithRequestLog(count, maxBytes int) Option {
 	return func(c *config) error {
-		if n <= 0 {
-			return fmt.Errorf("sandbox: WithRequestLogBytes: %d is not positive", n)
+		c.requestLogCount = count
+		if maxBytes > 0 {
+			c.requestLogBytes = maxBytes
 		}
-		c.requestLogBytes = n
 		return nil
 	}
 }

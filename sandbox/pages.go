@@ -99,7 +99,7 @@ func (s *Service) serveIndex(w http.ResponseWriter, r *http.Request) {
 
 // servePage answers GET /sandbox/pay/{id}: the hosted payment page.
 func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
-	s.renderPage(w, r, http.StatusOK, r.PathValue("id"), nil)
+	s.renderPage(w, r, http.StatusOK, r.PathValue("order_id"), nil)
 }
 
 // renderPage shows the order's page, or a 404 page for an unknown order.

@@ -186,7 +186,7 @@ func TestControlEndpoints(t *testing.T) {
 func TestMountedHandler(t *testing.T) {
 	var logs bytes.Buffer
 	s := fixed(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-	outer := httptest.NewServer(s.Handler())
+	outer := httptest.NewServer(s.Service)
 	defer outer.Close()
 	req, err := http.NewRequest("POST", outer.URL+"/v1/payments/createPaymentLink", strings.NewReader(linkForm(s).Encode()))
 	require.NoError(t, err)
@@ -197,7 +197,7 @@ func TestMountedHandler(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.Contains(t, string(b), `"payment_link":"`+outer.URL+`/sandbox/pay/utz_`)
-	assert.Equal(t, 1, s.OrderCount(), "shared state")
+	assert.Equal(t, 1, len(s.Orders()), "shared state")
 	s.Close() // waits for the handler, so the log is complete
 	assert.Contains(t, logs.String(), "op=createPaymentLink status=200")
 
@@ -282,11 +282,11 @@ func pageStates(t *testing.T) (*Server, *ManualClock) {
 	call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "req-failed"))
 	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "ord_0123456789abcdefghijklmnop", "amount", "1000"))
 	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "paid-early"))
-	_, err := s.SettleWith("req-paid", Settlement{Result: StatusSuccess, UTR: "UTR123456789"})
+	_, err := settled(s, "req-paid", StatusSuccess, UTR("UTR123456789"))
 	require.NoError(t, err)
-	_, err = s.SettleWith("paid-early", Settlement{Result: StatusSuccess, UTR: "UTR987654321"})
+	_, err = settled(s, "paid-early", StatusSuccess, UTR("UTR987654321"))
 	require.NoError(t, err)
-	_, err = s.SettleWith("req-failed", Settlement{Result: StatusFail})
+	_, err = settled(s, "req-failed", StatusFail)
 	require.NoError(t, err)
 	clock.Advance(5 * time.Minute)
 	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "fresh", "amount", "999"))
@@ -369,7 +369,7 @@ func TestHostedPageProblems(t *testing.T) {
 	s := Start(t, WithClock(clock.Now), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "x-1"))
 	call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", "x-2"))
-	_, err := s.SettleWith("x-1", Settlement{Result: StatusFail})
+	_, err := settled(s, "x-1", StatusFail)
 	require.NoError(t, err)
 	clock.Advance(DefaultIntentTTL + time.Second)
 

@@ -68,12 +68,12 @@ func TestRequestsAreRecordedWithoutSecrets(t *testing.T) {
 	assert.Equal(t, "Basic [REDACTED]", again[0].Header.Get("Authorization"))
 	assert.Equal(t, "499", again[0].Form.Get("amount"))
 
-	s.ClearRequests()
+	s.Clear(RecordedRequests)
 	assert.Empty(t, s.Requests())
 }
 
 func TestRequestLogLimit(t *testing.T) {
-	s := fixed(t, WithRequestLogLimit(3))
+	s := fixed(t, WithRequestLog(3, 0))
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
 		call(t, s, OpCheckPaymentStatus, statusForm(s, id))
 	}

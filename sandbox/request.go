@@ -62,7 +62,7 @@ func (s *Service) read(w http.ResponseWriter, r *http.Request, rt route, req *re
 }
 
 // finish records the answer's status and logs the request.
-func (s *Service) finish(r *http.Request, x *exchange, start time.Time) {
+func (s *Service) finish(r *http.Request, x *statusWriter, start time.Time) {
 	req := x.req
 	if req.rec == nil {
 		return
@@ -84,28 +84,28 @@ func (s *Service) serveNotFound(w http.ResponseWriter, _ *http.Request) {
 	s.writeAPI(w, http.StatusNotFound, failure(s.variantSet(), http.StatusNotFound, "Not found"))
 }
 
-// exchange is one request's writer: it remembers the status written and
+// statusWriter is one request's writer: it remembers the status written and
 // carries what was read of the request from ServeHTTP to the route. Unwrap
 // lets http.ResponseController reach Flush, Hijack and deadlines
 // underneath.
-type exchange struct {
+type statusWriter struct {
 	http.ResponseWriter
 	status int
 	req    *request
 }
 
-func (w *exchange) WriteHeader(code int) {
+func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *exchange) Write(b []byte) (int, error) {
+func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *exchange) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

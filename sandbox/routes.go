@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/upicollect/upicollect-go/internal/vocab"
@@ -37,23 +36,25 @@ func page(h http.HandlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, _ *request) { h(w, r) }
 }
 
-// routeTable is every path the sandbox serves. A GET pattern serves HEAD
-// too; the API pattern takes every method and answers 405 itself, in the
-// service's envelope.
+// routeTable is every path the sandbox serves, as ServeMux method
+// patterns: a GET pattern serves HEAD too, and ServeMux itself answers a
+// method a path does not serve with 405 and Allow. Under the API a
+// method other than POST gets the service's own 405, in its envelope.
 func (s *Service) routeTable() []route {
 	return []route{
-		{apiPrefix + "{op}", true, false, s.serveAPI},
-		{apiPrefix, false, false, page(s.serveNotFound)},               // deeper paths: the API's own 404
-		{"GET " + pagePrefix + "{id}", false, true, page(s.servePage)}, // it shows the customer's name
+		{"POST " + apiPrefix + "{op}", true, false, s.serveAPI},
+		{apiPrefix + "{op}", true, false, s.serveWrongMethod},
+		{apiPrefix, false, false, page(s.serveNotFound)},                     // deeper paths: the API's own 404
+		{"GET " + pagePrefix + "{order_id}", false, true, page(s.servePage)}, // it shows the customer's name
 		{"GET " + qrPrefix + "{file}", false, false, page(s.serveQR)},
 		{"GET /{$}", false, true, page(s.serveIndex)},
 		{"GET " + ordersPath, false, true, page(s.serveOrders)},
-		{"GET " + ordersPath + "/{id}", false, true, page(s.serveOrder)},
-		{"POST " + ordersPath + "/{id}/pay", false, true, s.servePay},
+		{"GET " + ordersPath + "/{order_id}", false, true, page(s.serveOrder)},
+		{"POST " + ordersPath + "/{order_id}/pay", false, true, s.servePay},
 		{"GET " + clockPath, false, true, page(s.serveClock)},
 		{"POST " + clockPath, false, true, s.moveClock},
 		{"GET " + statsPath, false, true, page(s.serveStats)},
-		{"DELETE " + statsPath, false, true, page(s.resetStats)},
+		{"DELETE " + statsPath, false, true, page(s.clearStats)},
 		{"GET " + variantsPath, false, true, page(s.serveVariants)},
 		{"POST " + variantsPath, false, true, s.switchVariants},
 		{"POST " + faultsPath, false, true, s.addFault},
@@ -70,37 +71,16 @@ func (s *Service) newMux() *http.ServeMux {
 	return mux
 }
 
-// ServeHTTP routes r through the route table. Every request is recorded
-// (Requests) and counted, routed or not; a path with no route answers 404
-// (JSON under the API, a page elsewhere) and a path served for other
-// methods answers 405 with Allow.
+// ServeHTTP serves r through the route table. Every request is recorded
+// (Requests) and counted, routed or not; ServeMux answers a path with no
+// route 404 and a path served for other methods 405 with Allow.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{ResponseWriter: w, req: &request{at: s.now()}}
+	x := &statusWriter{ResponseWriter: w, req: &request{at: s.now()}}
 	defer s.finish(r, x, time.Now())
-	if _, pattern := s.mux.Handler(r); pattern != "" {
-		s.mux.ServeHTTP(x, r) // sets r's path values; the route's handler takes x back
-		return
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		x.req.rec = s.log.add(r, nil, x.req.at) // no route reads it
 	}
-	x.req.rec = s.log.add(r, nil, x.req.at)
-	if allowed := s.allowedMethods(r); len(allowed) > 0 {
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		http.Error(x, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	http.NotFound(x, r)
-}
-
-// allowedMethods lists the methods the route table serves at r's path.
-func (s *Service) allowedMethods(r *http.Request) []string {
-	var out []string
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
-		probe := *r
-		probe.Method = m
-		if _, pattern := s.mux.Handler(&probe); pattern != "" {
-			out = append(out, m)
-		}
-	}
-	return out
+	s.mux.ServeHTTP(x, r) // sets r's path values; a route's handler takes x back
 }
 
 // routed wraps rt's handler: read and record the request once, keep the
@@ -108,7 +88,7 @@ func (s *Service) allowedMethods(r *http.Request) []string {
 // then serve.
 func (s *Service) routed(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x := w.(*exchange) // ServeHTTP hands every request to the mux in one
+		x := w.(*statusWriter) // ServeHTTP hands every request to the mux in one
 		s.read(w, r, rt, x.req)
 		if x.req.bodyErr == nil {
 			// The body is in; a handler that takes its time (a scripted

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestRouting checks the route table. The 405s of the sandbox's own paths
+// are ServeMux's: its text, and Allow sorted with HEAD beside GET.
 func TestRouting(t *testing.T) {
 	s := Start(t)
 	tests := []struct {
@@ -21,16 +23,17 @@ func TestRouting(t *testing.T) {
 	}{
 		{"GET", "/nope", nil, 404, "", "404 page not found"},
 		{"POST", "/v1/payments/a/b", nil, 404, "", `"statusCode":404`},
-		{"POST", "/sandbox/orders", nil, 405, "GET", "method not allowed"},
-		{"PUT", "/sandbox/faults", nil, 405, "POST, DELETE", ""},
+		{"POST", "/sandbox/orders", nil, 405, "GET, HEAD", "Method Not Allowed"},
+		{"PUT", "/sandbox/faults", nil, 405, "DELETE, POST", ""},
 		{"HEAD", "/sandbox/orders", nil, 200, "", ""},
 		{"DELETE", "/sandbox/faults", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, "", "cross-site"},
 		{"DELETE", "/sandbox/faults", nil, 204, "", ""},
-		{"GET", "/sandbox/orders/x/pay", nil, 405, "POST", "method not allowed"},
-		{"PUT", "/sandbox/stats", nil, 405, "GET, DELETE", "method not allowed"},
-		{"DELETE", "/sandbox/clock", nil, 405, "GET, POST", "method not allowed"},
+		{"GET", "/sandbox/orders/x/pay", nil, 405, "POST", "Method Not Allowed"},
+		{"PUT", "/sandbox/stats", nil, 405, "DELETE, GET, HEAD", "Method Not Allowed"},
+		{"DELETE", "/sandbox/clock", nil, 405, "GET, HEAD, POST", "Method Not Allowed"},
 		{"POST", "/sandbox/clock", nil, 409, "", "cannot be moved"},
 		{"GET", "/v1/payments/checkPaymentStatus", nil, 405, "POST", `"statusCode":405`},
+		{"GET", "/v1/payments/refund", nil, 404, "", `"msg":"Unknown operation refund"`},
 		{"GET", "/sandbox/pay/", nil, 404, "", "404 page not found"},
 		{"GET", "/index.html", nil, 404, "", "404 page not found"},
 	}
@@ -74,7 +77,7 @@ func TestServiceMounted(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 200, resp.StatusCode, "%s", b)
 	assert.Contains(t, string(b), `"payment_link":"`+outer.URL+`/sandbox/pay/utz_`)
-	assert.Equal(t, 1, svc.OrderCount())
+	assert.Equal(t, 1, len(svc.Orders()))
 
 	_, err = NewService(WithIntentTTL(-1))
 	assert.ErrorContains(t, err, "not positive")

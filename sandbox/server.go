@@ -14,8 +14,9 @@ import (
 )
 
 // Server is a Service served over HTTP on loopback, in the manner of
-// httptest.Server. The Service's methods (Pay, Settle, InjectFault,
-// SetVariants, Requests, ...) are reachable on it directly.
+// httptest.Server. The Service's methods (Pay, Settle, Order, Requests,
+// InjectFault, ...) are reachable on it directly, and Server.Service is
+// the http.Handler to mount elsewhere with the same state.
 type Server struct {
 	*Service
 	ts *httptest.Server
@@ -141,10 +142,6 @@ func Listen(addr string, opts ...Option) (*Server, error) {
 // URL returns the base URL, such as http://127.0.0.1:4711, without a
 // trailing slash. The API lives at URL()+"/v1/payments/<operation>".
 func (s *Server) URL() string { return s.ts.URL }
-
-// Handler returns the Service that s serves, to mount on another server as
-// well; it shares the state of s.
-func (s *Server) Handler() http.Handler { return s.Service }
 
 // HTTPClient returns a new http.Client for talking to s, sharing one
 // transport whose idle connections Close closes. It never uses a proxy,

@@ -58,3 +58,33 @@ func TestStartWithTB(t *testing.T) {
 	assert.Empty(t, f.cleanups)
 	assert.Equal(t, "sandbox: %v", f.fatal)
 }
+
+// TestClear empties the named parts only, and every part when none is
+// named; the orders stay.
+func TestClear(t *testing.T) {
+	s := Start(t)
+	fill := func() {
+		t.Helper()
+		s.InjectFault(Fault{Op: OpCreatePaymentLink, Status: 503, Times: -1})
+		require.Equal(t, 200, call(t, s, OpCheckPaymentStatus, statusForm(s, "x")).code)
+	}
+	fill()
+	faulted := func() bool { return call(t, s, OpCreatePaymentLink, linkForm(s)).code == 503 }
+
+	s.Clear(RecordedRequests)
+	assert.Empty(t, s.Requests())
+	assert.Equal(t, int64(1), s.Stats().Requests[OpCheckPaymentStatus], "counts stay")
+	s.Clear(Counts)
+	assert.Zero(t, s.Stats().Requests[OpCheckPaymentStatus])
+	assert.True(t, faulted(), "faults stay")
+	s.Clear(Faults)
+	assert.False(t, faulted())
+	assert.NotEmpty(t, s.Requests(), "requests stay")
+
+	fill()
+	s.Clear()
+	assert.Empty(t, s.Requests())
+	assert.Zero(t, s.Stats().Requests[OpCheckPaymentStatus])
+	assert.False(t, faulted())
+	assert.Len(t, s.Orders(), 2, "orders stay")
+}

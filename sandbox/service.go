@@ -68,7 +68,7 @@ func NewService(opts ...Option) (*Service, error) {
 	if s.cfg.secretKey == "" {
 		s.cfg.secretKey = "sk_sandbox_" + s.randHex(16)
 	}
-	s.log = newRequestLog(cfg.requestLogBytes, cfg.requestLogLimit, redact.New(s.cfg.publicKey, s.cfg.secretKey))
+	s.log = newRequestLog(cfg.requestLogBytes, cfg.requestLogCount, redact.New(s.cfg.publicKey, s.cfg.secretKey))
 	for _, f := range cfg.faults {
 		s.InjectFault(f)
 	}
@@ -148,62 +148,77 @@ func (s *Service) baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// Pay settles a PENDING order as SUCCESS now, with a generated 12-digit
-// UTR, and returns the UTR: the payer paying at the checkout.
+// Pay is Settle's shorthand for the payer paying at the checkout now:
+// Settle(orderID, upicollect.TxnSuccess, time.Time{}) with a generated
+// 12-digit UTR, which it returns.
 func (s *Service) Pay(orderID string) (utr string, err error) {
-	o, err := s.SettleWith(orderID, Settlement{Result: StatusSuccess})
+	o, err := s.settle(orderID, upicollect.TxnSuccess, time.Time{}, nil)
 	return o.UTR, err
 }
 
-// Settlement says how SettleWith ends an order.
-type Settlement struct {
-	Result string // StatusSuccess, StatusFail or StatusReject
-	UTR    string // "" for a generated one on SUCCESS
-	// PaidPaise, if non-zero, is the amount the status check reports
-	// instead of the order's own: how to make the service answer a
-	// decimal amount such as 1.08 (108).
-	PaidPaise int64
-}
-
-// SettleWith moves a PENDING order to st.Result now, as the payer's
-// choice at the checkout does. It fails with ErrOrderNotFound,
-// ErrOrderSettled (a final state stays final here; only Settle's bank
-// outcome may turn FAIL or REJECT into SUCCESS), ErrInvalidResult,
-// ErrInvalidUTR, ErrInvalidAmount (PaidPaise out of range) or
-// ErrIntentExpired (paying an intent after its expiry).
-func (s *Service) SettleWith(orderID string, st Settlement) (Order, error) {
-	return s.store.settle(orderID, st, s.now(), s.newUTR)
-}
-
-// Settle schedules the bank's outcome result for the order at sandbox
-// time at (WithClock's clock; at not after now means now). From then on
-// the status check, Order, Orders and the hosted pages report it; before,
-// they show it under Order.Scheduled. A FAIL or REJECT may later become
-// SUCCESS, as a bank's late authorisation does, so a test can schedule
-// FAIL in a minute and SUCCESS in five hours; SUCCESS is final. A SUCCESS
-// gets a generated UTR. An intent's expiry bounds when the payer can
-// start paying, not when the bank answers: Settle refuses SUCCESS for an
-// intent that expired unpaid before now (ErrIntentExpired), not one
-// whose payment settles after its expiry.
+// Settle is the one way an order's state changes: to result (SUCCESS,
+// FAIL or REJECT), at an optional sandbox time (WithClock's clock).
 //
-// It fails with ErrOrderNotFound, ErrInvalidResult, ErrIntentExpired, or
-// ErrOrderSettled when the change does not fit the order's states up to
-// at (SUCCESS before it, or a change after it that would no longer be
-// allowed). HTTP: the pay endpoint with after.
-func (s *Service) Settle(orderID string, result upicollect.TxnStatus, at time.Time) error {
-	_, err := s.schedule(orderID, Settlement{Result: string(result)}, at)
+// With a zero at it is the payer's choice at the checkout, now, as the
+// hosted page's buttons make it: only a PENDING order moves
+// (ErrOrderSettled otherwise: a final state stays final for the payer),
+// and an intent cannot be paid after its expiry (ErrIntentExpired) but
+// can still fail or be rejected.
+//
+// With a non-zero at it is the bank's outcome, which may come later and
+// may change: from at on (at not after now means now) the status check,
+// Order, Orders and the hosted pages report it; before, they show it
+// under Order.Scheduled. A FAIL or REJECT may later become SUCCESS, as a
+// bank's late authorisation does, so a test can schedule FAIL in a minute
+// and SUCCESS in five hours; SUCCESS is final. An intent's expiry bounds
+// when the payer can start paying, not when the bank answers: Settle
+// refuses SUCCESS for an intent that expired unpaid before now
+// (ErrIntentExpired), not one whose payment settles after its expiry. A
+// change that does not fit the order's states up to at (SUCCESS before
+// it, or a change after it that would no longer be allowed) fails with
+// ErrOrderSettled.
+//
+// A SUCCESS gets a generated UTR unless the UTR option gives one;
+// PaidAmount makes the status check report another amount. It also
+// fails with ErrOrderNotFound, ErrInvalidResult, ErrInvalidUTR or
+// ErrInvalidAmount. HTTP: POST /sandbox/orders/{order_id}/pay, whose
+// form fields utr and amount are these options and after is at.
+func (s *Service) Settle(orderID string, result upicollect.TxnStatus, at time.Time, opts ...SettleOption) error {
+	_, err := s.settle(orderID, result, at, opts)
 	return err
 }
 
-// schedule is Settle with every detail of a Settlement.
-func (s *Service) schedule(orderID string, st Settlement, at time.Time) (Order, error) {
-	if err := checkSettlement(st); err != nil {
+// SettleOption adds a detail to Settle's change.
+type SettleOption func(*ScheduledChange)
+
+// UTR makes a SUCCESS report utr (1 to 35 letters or digits) as its bank
+// reference instead of a generated one.
+func UTR(utr string) SettleOption {
+	return func(c *ScheduledChange) { c.UTR = utr }
+}
+
+// PaidAmount makes the status check report amount as paid instead of the
+// order's own amount: how to make the service answer a decimal amount
+// such as 1.08 (PaidAmount(108)).
+func PaidAmount(amount upicollect.Money) SettleOption {
+	return func(c *ScheduledChange) { c.PaidPaise = int64(amount) }
+}
+
+// settle is Settle, answering the order as it then is.
+func (s *Service) settle(orderID string, result upicollect.TxnStatus, at time.Time, opts []SettleOption) (Order, error) {
+	c := ScheduledChange{Result: string(result), At: at}
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := checkChange(c); err != nil {
 		return Order{}, err
 	}
-	if st.UTR == "" && st.Result == StatusSuccess {
-		st.UTR = s.newUTR() // now, so that a seed gives the same UTRs however often orders are read
+	if at.IsZero() {
+		return s.store.settleNow(orderID, c, s.now(), s.newUTR)
 	}
-	c := ScheduledChange{Result: st.Result, At: at, UTR: st.UTR, PaidPaise: st.PaidPaise}
+	if c.UTR == "" && c.Result == StatusSuccess {
+		c.UTR = s.newUTR() // now, so that a seed gives the same UTRs however often orders are read
+	}
 	return s.store.schedule(orderID, c, s.now())
 }
 
@@ -213,12 +228,37 @@ func (s *Service) Orders() []Order { return s.store.list(s.now()) }
 // Order returns a snapshot of one order.
 func (s *Service) Order(id string) (Order, bool) { return s.store.get(id, s.now()) }
 
-// OrderCount returns how many orders exist: the proof that a retried create
-// did not make a second one.
-func (s *Service) OrderCount() int { return s.store.count() }
-
 // Requests returns copies of the recorded requests, oldest first.
 func (s *Service) Requests() []RecordedRequest { return s.log.snapshot() }
 
-// ClearRequests forgets the recorded requests.
-func (s *Service) ClearRequests() { s.log.clear() }
+// Part names what Clear empties: what the sandbox gathers besides its
+// orders.
+type Part int
+
+// The parts Clear empties.
+const (
+	Faults           Part = iota + 1 // the queued faults (InjectFault, WithFault)
+	RecordedRequests                 // the request log (Requests)
+	Counts                           // the counts Stats reports
+)
+
+// Clear empties the named parts, or all of them when none is named, as
+// between a test's phases or benchmark runs. The orders, variants and
+// clock stay.
+func (s *Service) Clear(parts ...Part) {
+	if len(parts) == 0 {
+		parts = []Part{Faults, RecordedRequests, Counts}
+	}
+	for _, p := range parts {
+		switch p {
+		case Faults:
+			s.mu.Lock()
+			s.faults = nil
+			s.mu.Unlock()
+		case RecordedRequests:
+			s.log.clear()
+		case Counts:
+			s.stats.clear()
+		}
+	}
+}

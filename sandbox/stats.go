@@ -73,8 +73,8 @@ func (c *counters) snapshot() Stats {
 	return st
 }
 
-// reset sets every count to zero.
-func (c *counters) reset() {
+// clear sets every count to zero.
+func (c *counters) clear() {
 	for _, n := range c.requests {
 		n.Store(0)
 	}
@@ -86,22 +86,19 @@ func (c *counters) reset() {
 }
 
 // Stats returns the server-side counts since the start or the last
-// ResetStats.
+// Clear of Counts.
 func (s *Service) Stats() Stats { return s.stats.snapshot() }
-
-// ResetStats sets every count of Stats to zero, as between benchmark runs.
-func (s *Service) ResetStats() { s.stats.reset() }
 
 // serveStats answers GET /sandbox/stats.
 func (s *Service) serveStats(w http.ResponseWriter, _ *http.Request) {
 	writeValue(w, http.StatusOK, s.Stats())
 }
 
-// resetStats answers DELETE /sandbox/stats.
-func (s *Service) resetStats(w http.ResponseWriter, r *http.Request) {
+// clearStats answers DELETE /sandbox/stats.
+func (s *Service) clearStats(w http.ResponseWriter, r *http.Request) {
 	if refuseCrossSite(w, r) {
 		return
 	}
-	s.ResetStats()
+	s.Clear(Counts)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -62,7 +62,7 @@ type Order struct {
 	Status      string   `json:"status"`                 // StatusPending, StatusSuccess, StatusFail or StatusReject
 	UTR         string   `json:"utr,omitempty"`
 	// PaidPaise is what the status check reports as paid once settled:
-	// AmountPaise unless Settlement.PaidPaise said otherwise.
+	// AmountPaise unless Settle's PaidAmount said otherwise.
 	PaidPaise int64     `json:"paid_paise,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"` // intents only
@@ -87,7 +87,7 @@ type ScheduledChange struct {
 	// UTR is the bank reference the change reports (SUCCESS only).
 	UTR string `json:"utr,omitempty"`
 	// PaidPaise, if non-zero, is the paid amount the status check then
-	// reports (Settlement.PaidPaise).
+	// reports (Settle's PaidAmount).
 	PaidPaise int64 `json:"paid_paise,omitempty"`
 }
 
@@ -155,13 +155,9 @@ func (o *Order) snapshot() Order {
 	return c
 }
 
-// settle moves a PENDING order to st.Result. st.UTR is used when
-// non-empty; otherwise genUTR supplies one for SUCCESS.
-func (st *store) settle(id string, set Settlement, now time.Time, genUTR func() string) (Order, error) {
-	if err := checkSettlement(set); err != nil {
-		return Order{}, err
-	}
-	result, utr := set.Result, set.UTR
+// settleNow moves a PENDING order to c.Result now (the payer's choice),
+// with c.UTR when non-empty and otherwise, for SUCCESS, one from genUTR.
+func (st *store) settleNow(id string, c ScheduledChange, now time.Time, genUTR func() string) (Order, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	o := st.at(id, now)
@@ -172,27 +168,28 @@ func (st *store) settle(id string, set Settlement, now time.Time, genUTR func() 
 		return o.snapshot(), ErrOrderSettled
 	}
 	// An expired intent can still be failed or rejected, but not paid.
-	if result == StatusSuccess && expiredAt(o, now) {
+	if c.Result == StatusSuccess && expiredAt(o, now) {
 		return o.snapshot(), ErrIntentExpired
 	}
-	if utr == "" && result == StatusSuccess {
-		utr = genUTR()
+	if c.UTR == "" && c.Result == StatusSuccess {
+		c.UTR = genUTR()
 	}
-	apply(o, ScheduledChange{Result: result, At: now, UTR: utr, PaidPaise: set.PaidPaise})
+	c.At = now
+	apply(o, c)
 	return o.snapshot(), nil
 }
 
-// checkSettlement refuses a result, UTR or paid amount that cannot be.
-func checkSettlement(set Settlement) error {
-	switch set.Result {
+// checkChange refuses a result, UTR or paid amount that cannot be.
+func checkChange(c ScheduledChange) error {
+	switch c.Result {
 	case StatusSuccess, StatusFail, StatusReject:
 	default:
 		return ErrInvalidResult
 	}
-	if set.UTR != "" && !validUTR(set.UTR) {
+	if c.UTR != "" && !validUTR(c.UTR) {
 		return ErrInvalidUTR
 	}
-	if set.PaidPaise < 0 || set.PaidPaise > maxOrderPaise {
+	if c.PaidPaise < 0 || c.PaidPaise > maxOrderPaise {
 		return ErrInvalidAmount
 	}
 	return nil
@@ -293,12 +290,6 @@ func (st *store) list(now time.Time) []Order {
 	st.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
 	return out
-}
-
-func (st *store) count() int {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return len(st.orders)
 }
 
 // maxOrderPaise is the largest amount the service takes for an order,

@@ -123,13 +123,10 @@ func (s variantSet) list() []Variant {
 	return out
 }
 
-// Variants lists every variant with its state, in documentation order.
-func (s *Service) Variants() []Variant { return s.variantSet().list() }
-
-// SetVariants switches the enable variants on and the disable ones off for
-// all later requests. On an error (an unknown name, or both status shapes
-// on) nothing changes.
-func (s *Service) SetVariants(enable, disable []string) error {
+// setVariants switches the enable variants on and the disable ones off for
+// all later requests (POST /sandbox/variants). On an error (an unknown
+// name, or both status shapes on) nothing changes.
+func (s *Service) setVariants(enable, disable []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, err := s.variants.with(enable, disable)

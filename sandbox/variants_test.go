@@ -36,11 +36,11 @@ func TestVariantsGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := fixed(t, WithVariant(tt.variants...))
-			assert.ElementsMatch(t, tt.variants, enabled(s.Variants()))
+			assert.ElementsMatch(t, tt.variants, enabled(s.variantSet().list()))
 			a := call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "v-1"))
 			require.Equal(t, 200, a.code)
 			if tt.result != "" {
-				_, err := s.SettleWith("v-1", Settlement{Result: tt.result})
+				_, err := settled(s, "v-1", tt.result)
 				require.NoError(t, err)
 			}
 			a = call(t, s, OpCheckPaymentStatus, statusForm(s, "v-1"))
@@ -138,7 +138,7 @@ var variantProbes = map[string]func(t *testing.T, s *Server) bool{
 func freshStatus(t *testing.T, s *Server, result string) map[string]any {
 	t.Helper()
 	id := call(t, s, OpCreatePaymentRequest, requestForm(s)).json(t)["data"].(map[string]any)["orderId"].(string)
-	_, err := s.SettleWith(id, Settlement{Result: result})
+	_, err := settled(s, id, result)
 	require.NoError(t, err)
 	return call(t, s, OpCheckPaymentStatus, statusForm(s, id)).json(t)
 }
@@ -171,9 +171,9 @@ func TestEveryVariantSwitches(t *testing.T) {
 			on := Start(t, WithVariant(name))
 			assert.True(t, probe(t, on), "WithVariant")
 
-			require.NoError(t, off.SetVariants([]string{name}, nil))
+			require.NoError(t, off.setVariants([]string{name}, nil))
 			assert.True(t, probe(t, off), "SetVariants on")
-			require.NoError(t, off.SetVariants(nil, []string{name}))
+			require.NoError(t, off.setVariants(nil, []string{name}))
 			assert.False(t, probe(t, off), "SetVariants off")
 
 			list := switchHTTP(t, off, `{"enable":["`+name+`"]}`, http.StatusOK)
@@ -216,7 +216,7 @@ func TestVariantsListAndErrors(t *testing.T) {
 	for _, body := range []string{`{"enable":["nope"]}`, `{"enable":["status-in-data","status-bare"]}`, `[`, `{"enable":"x"}`} {
 		switchHTTP(t, s, body, http.StatusBadRequest)
 	}
-	assert.Equal(t, []string{VariantStringAmounts}, enabled(s.Variants()), "a refused switch changes nothing")
+	assert.Equal(t, []string{VariantStringAmounts}, enabled(s.variantSet().list()), "a refused switch changes nothing")
 
 	_, err = Listen("127.0.0.1:0", WithVariant("nope"))
 	assert.ErrorContains(t, err, `unknown variant "nope"`)
@@ -245,7 +245,7 @@ func TestDecimalPaidAmount(t *testing.T) {
 			s := fixed(t, WithVariant(tt.variants...))
 			require.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
 			id := s.Orders()[0].OrderID
-			o, err := s.SettleWith(id, Settlement{Result: StatusSuccess, PaidPaise: 108})
+			o, err := settled(s, id, StatusSuccess, PaidAmount(108))
 			require.NoError(t, err)
 			assert.Equal(t, int64(108), o.PaidPaise)
 			golden(t, s, tt.name, call(t, s, OpCheckPaymentStatus, statusForm(s, id)))
@@ -253,6 +253,9 @@ func TestDecimalPaidAmount(t *testing.T) {
 	}
 	s := fixed(t)
 	require.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
-	_, err := s.SettleWith(s.Orders()[0].OrderID, Settlement{Result: StatusSuccess, PaidPaise: maxOrderPaise + 1})
+	_, err := settled(s, s.Orders()[0].OrderID, StatusSuccess, PaidAmount(maxOrderPaise+1))
 	assert.ErrorIs(t, err, ErrInvalidAmount)
+	o, err := settled(s, s.Orders()[0].OrderID, StatusSuccess, PaidAmount(maxOrderPaise))
+	require.NoError(t, err, "100000 rupees is the most, and allowed")
+	assert.Equal(t, int64(maxOrderPaise), o.PaidPaise)
 }

@@ -107,7 +107,7 @@ func TestSandboxControlErrors(t *testing.T) {
 	env := sandboxEnv(s)
 	require.Equal(t, exitOK, cli(t, env, "", intentArgs("paid-1")...).code)
 	require.Equal(t, exitOK, cli(t, env, "", "sandbox", "pay", "paid-1").code)
-	s.ClearRequests()
+	s.Clear(sandbox.RecordedRequests)
 
 	tests := []struct {
 		name string
@@ -138,7 +138,7 @@ func TestSandboxControlErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s.ClearRequests()
+			s.Clear(sandbox.RecordedRequests)
 			args := append([]string{"sandbox"}, tt.args...)
 			withJSON := append([]string{"sandbox", tt.args[0], "--json"}, tt.args[1:]...)
 			r := cli(t, []string{envBaseURL + "=" + tt.base}, "", withJSON...)

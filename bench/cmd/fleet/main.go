@@ -111,7 +111,7 @@ func run(processes, callers int, rate float64, burst, quotaBurst int, duration t
 		if limiter == "redisrate" {
 			cfg.RedisAddr, cfg.Key = redisSrv.Addr, "fleet-"+strconv.FormatInt(time.Now().UnixNano(), 36)
 		}
-		sb.ResetStats()
+		sb.Clear(sandbox.Counts)
 		members, err := runFleet(processes, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", limiter, err)

@@ -25,13 +25,13 @@ func runWaiters(n int, poll time.Duration, limited bool, rate float64, burst int
 	w := results.Waiters{RateLimit: "none", Waiters: n, PollInterval: poll.String()}
 	// A bounded request log, so that the sandbox's own records do not
 	// count as the waiters' memory.
-	sb := sandbox.New(sandbox.WithRequestLogLimit(64))
+	sb := sandbox.New(sandbox.WithRequestLog(64, 0))
 	defer sb.Close()
 	var conns, requests, serverErrors atomic.Int64
 	hs := &http.Server{
 		Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 			requests.Add(1)
-			sb.Handler().ServeHTTP(rw, r)
+			sb.ServeHTTP(rw, r)
 		}),
 		ErrorLog: log.New(countWriter{&serverErrors}, "", 0),
 		ConnState: func(_ net.Conn, s http.ConnState) {

@@ -141,7 +141,7 @@ func backlogRun(ctx context.Context, n int, rate float64, burst int) (results.Ba
 			return results.BacklogRun{}, err
 		}
 	}
-	sb.ResetStats()
+	sb.Clear(sandbox.Counts)
 	start := time.Now()
 	stats, err := sw.Step(ctx, time.Now())
 	elapsed := time.Since(start)
