@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// cpuTimes is the CPU time (user + system) this process and the package's
+// cpuTimes is the CPU time (user + system) this process and the
 // PostgreSQL server have used so far: pg is all of the server's (the
 // postmaster, its live processes, and those it has reaped), backends the
 // part of it the live client connections' backends used (the rest is the
@@ -19,19 +19,15 @@ import (
 // difference over a pass per order: whether one sweeper already keeps the
 // cores busy is a matter of CPU per order, not of wall time on a machine
 // other work shares.
-func cpuTimes() (self, pg, backends time.Duration) {
+func cpuTimes(postmaster int) (self, pg, backends time.Duration) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	if postgres.srv == nil {
+	if postmaster == 0 {
 		return self, 0, 0
 	}
-	pidText, err := os.ReadFile(filepath.Join(postgres.srv.dir, "data", "postmaster.pid"))
-	if err != nil {
-		return self, 0, 0
-	}
-	pm := strings.TrimSpace(strings.SplitN(string(pidText), "\n", 2)[0])
+	pm := strconv.Itoa(postmaster)
 	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var ticks, clients int64
 	for _, p := range procs {

@@ -228,6 +228,17 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// PID is the process id of the server's postmaster, the parent of its
+// backends, from its postmaster.pid; 0 when that cannot be read.
+func (s *Server) PID() int {
+	b, err := os.ReadFile(filepath.Join(s.data(), "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	return pid
+}
+
 // Addr is the server's TCP address, 127.0.0.1:port.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
