@@ -15,10 +15,10 @@ type transition struct {
 	next   time.Time // zero: never again
 }
 
-// decide is the rule of reconciliation: from an order's state and what the
+// transitionFor is the rule of reconciliation: from an order's state and what the
 // status check said at now, the next state, the event (if any) and the
 // next check. Each event follows a state change, so it is reported once.
-func decide(p policy, o Order, st State, s *upicollect.PaymentStatus, now time.Time) transition {
+func transitionFor(p policy, o Order, st State, s *upicollect.PaymentStatus, now time.Time) transition {
 	t := transition{state: st}
 	switch {
 	case s.TxnStatus == upicollect.TxnSuccess && s.Amount != o.Amount:
