@@ -1,0 +1,26 @@
+package sqlstore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLeaseOfNothingAsksNothing: a lease of at most zero (or fewer) orders
+// is empty and sends no statement, so it succeeds on a closed database; a
+// lease of one does ask it, and fails there.
+func TestLeaseOfNothingAsksNothing(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx := testCtx(t)
+		require.NoError(t, c.db.Close())
+		for _, limit := range []int{0, -1} {
+			ls, err := c.st.Lease(ctx, t0, limit, time.Minute)
+			require.NoError(t, err, "limit %d", limit)
+			assert.Empty(t, ls, "limit %d", limit)
+		}
+		_, err := c.st.Lease(ctx, t0, 1, time.Minute)
+		assert.Error(t, err, "a lease of one order asks the closed database")
+	})
+}
