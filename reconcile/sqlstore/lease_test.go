@@ -24,3 +24,17 @@ func TestLeaseOfNothingAsksNothing(t *testing.T) {
 		assert.Error(t, err, "a lease of one order asks the closed database")
 	})
 }
+
+// TestReleaseReportsTheDatabasesError: Release on a database that fails
+// returns its error, on both databases.
+func TestReleaseReportsTheDatabasesError(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx := testCtx(t)
+		require.NoError(t, c.st.Track(ctx, ord(1), t0))
+		ls, err := c.st.Lease(ctx, t0, 1, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, ls, 1)
+		require.NoError(t, c.db.Close())
+		assert.Error(t, c.st.Release(ctx, ls...))
+	})
+}
