@@ -7,9 +7,18 @@
 # catch it.
 #
 #   bash .ci/mutation.sh [PKGDIR...]     WORKERS=4 for more mutants at once
+#   bash .ci/mutation.sh -C MODDIR [-run REGEXP] [-file REGEXP] PKGDIR...
+#                                        a nested module's package
+#
+# Without arguments it runs the root module's packages, then the nested
+# module reconcile/sqlstore (its tests start PostgreSQL and SQLite
+# themselves), and fails when either has a survivor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -eq 0 ]; then
-	set -- ./internal/retry ./internal/wire ./internal/upi ./internal/redact ./internal/testkit/rawhttp ./internal/vocab ./reconcile ./reconcile/webhook .
+if [ $# -gt 0 ]; then
+	exec go run ./.ci/mutants -workers "${WORKERS:-2}" "$@"
 fi
-go run ./.ci/mutants -workers "${WORKERS:-2}" "$@"
+status=0
+go run ./.ci/mutants -workers "${WORKERS:-2}" ./internal/retry ./internal/wire ./internal/upi ./internal/redact ./internal/testkit/rawhttp ./internal/vocab ./reconcile ./reconcile/webhook . || status=$?
+go run ./.ci/mutants -workers "${WORKERS:-2}" -C reconcile/sqlstore . || status=$?
+exit "$status"

@@ -263,7 +263,7 @@ func (s *Sweeper) outcome(ctx context.Context, t time.Time, l Lease, st *upicoll
 		return s.failedCheck(ctx, t, l, true)
 	}
 	stats.Checked++
-	tr := decide(s.opts.policy, l.Order, l.State, st, t)
+	tr := transitionFor(s.opts.policy, l.Order, l.State, st, t)
 	u := Update{State: tr.state, Next: tr.next, Checked: true}
 	if end := l.Order.Created.Add(s.opts.lateWindow); u.Next.IsZero() && !u.State.final() && l.Due.Before(end) {
 		// A clock far ahead: the order was not due for its last check

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/upicollect/upicollect-go"
 )
 
 // Option configures a Sweeper.
@@ -24,8 +26,10 @@ type options struct {
 
 // Defaults of a Sweeper's work.
 const (
-	// DefaultConcurrency is how many status checks a Sweeper runs at once.
-	DefaultConcurrency = 8
+	// DefaultConcurrency is how many status checks a Sweeper runs at once:
+	// the client's own default for a batch of checks,
+	// upicollect.DefaultConcurrency.
+	DefaultConcurrency = upicollect.DefaultConcurrency
 	// DefaultBatchSize is how many due orders a Sweeper leases at a time.
 	DefaultBatchSize = 256
 	// DefaultLeaseTTL is how long a leased order stays with its sweeper

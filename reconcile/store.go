@@ -140,23 +140,6 @@ type Outcome struct {
 	Update Update
 }
 
-// OrderState is the ledger's view of one order: Sweeper.Confirm's and
-// Sweeper.Lookup's result, and what a Store lists.
-type OrderState struct {
-	Order Order
-	State State
-	// Events are the events recorded and delivered, oldest first.
-	// Event.Status holds TxnStatus, Amount and UTR as recorded, and
-	// OrderID.
-	Events   []Event
-	Checks   int       // status checks answered for it
-	Next     time.Time // its next scheduled check; zero when none
-	Failures int       // consecutive failed checks or deliveries now
-	// Reason says why tracking ended, when it ended without a final state.
-	Reason  string
-	Updated time.Time // its last change, on the store's clock
-}
-
 // ListQuery selects orders for Store.List.
 type ListQuery struct {
 	States []State // the states to list; empty: all

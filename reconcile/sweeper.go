@@ -4,48 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/internal/discard"
 )
-
-// Order is what a merchant tracks: the order id given to the service, the
-// amount the merchant expects to be paid, and when the order was created.
-type Order struct {
-	ID      string           // the order id given to the service
-	Amount  upicollect.Money // what the merchant expects to be paid
-	Created time.Time        // when the order was created: its schedule counts from here
-}
-
-// Result is what an Event reports about an order.
-type Result string
-
-// The events of an order. Each is delivered once per order; an order has at
-// most two: one of Paid, Failed, Expired or Mismatch, and after Failed or
-// Expired possibly LatePaid or Mismatch.
-const (
-	Paid     Result = "paid"      // SUCCESS for the expected amount
-	Failed   Result = "failed"    // FAIL or REJECT
-	LatePaid Result = "late_paid" // SUCCESS after the order was reported failed or expired
-	Expired  Result = "expired"   // no final state within the payer's window
-	Mismatch Result = "mismatch"  // SUCCESS for another amount
-)
-
-// Event is one change in an order's outcome, delivered to the Handler.
-type Event struct {
-	Order  Order  // the order as tracked
-	Result Result // what happened to it
-	// Status is the status check's answer that produced the event.
-	Status *upicollect.PaymentStatus
-	// At is the time the check that found it was judged at: the time
-	// passed to Step (or the store's clock, when that is earlier), or
-	// Confirm's.
-	At time.Time
-	// Reason says why an order Expired (ReasonNotFound or
-	// ReasonNoFinalState); "" for the other results.
-	Reason string
-}
 
 // Handler is called once per event of an order; an error leaves the event
 // to be delivered again (after a backoff). A panic is recovered and counts
@@ -62,40 +24,6 @@ type Event struct {
 // idempotent, keyed by order id and Result, since a crash between the
 // handler's return and the record repeats the event.
 type Handler func(ctx context.Context, e Event) error
-
-// Stats counts what a Step did.
-type Stats struct {
-	Checked  int // status checks answered
-	Paid     int // Paid events delivered
-	Failed   int // Failed events delivered
-	LatePaid int // LatePaid events delivered
-	Expired  int // Expired events delivered
-	Mismatch int // Mismatch events delivered
-	Pending  int // checks that found nothing new
-	// Errors counts checks that failed or whose SUCCESS did not name the
-	// order (the order is checked again after a backoff), handlers that
-	// failed (the event comes again after a backoff) and outcomes dropped
-	// because another sweeper had taken the order.
-	Errors int
-	// NextDue is the earliest time an order can next be checked; zero when
-	// no order will be.
-	NextDue time.Time
-}
-
-func (s *Stats) count(r Result) {
-	switch r {
-	case Paid:
-		s.Paid++
-	case Failed:
-		s.Failed++
-	case LatePaid:
-		s.LatePaid++
-	case Expired:
-		s.Expired++
-	case Mismatch:
-		s.Mismatch++
-	}
-}
 
 // Sweeper checks tracked orders on a schedule until each has its final
 // state, and delivers each change to a Handler once. Several sweepers, in

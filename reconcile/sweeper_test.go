@@ -368,7 +368,12 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		msg  string
 	}{
 		{"empty schedule", []reconcile.Option{reconcile.WithSchedule(nil)}, "empty schedule"},
+		{"first band ends at zero", []reconcile.Option{reconcile.WithSchedule(reconcile.Schedule{{Until: 0, Every: time.Second}})}, "band 0: Until 0s must exceed"},
+		{"band ends where the previous did", []reconcile.Option{reconcile.WithSchedule(reconcile.Schedule{{Until: time.Minute, Every: time.Second}, {Until: time.Minute, Every: time.Minute}})}, "band 1: Until 1m0s must exceed"},
+		{"band with no interval", []reconcile.Option{reconcile.WithSchedule(reconcile.Schedule{{Until: time.Minute, Every: 0}})}, "band 0: Every must be positive"},
 		{"late window shorter", []reconcile.Option{reconcile.WithLateWindow(time.Minute)}, "late window"},
+		{"zero payer window", []reconcile.Option{reconcile.WithPayerWindow(0)}, "payer's window"},
+		{"negative payer window", []reconcile.Option{reconcile.WithPayerWindow(-time.Minute)}, "payer's window"},
 		{"zero concurrency", []reconcile.Option{reconcile.WithConcurrency(0)}, "concurrency"},
 		{"zero batch", []reconcile.Option{reconcile.WithBatchSize(0)}, "batch size"},
 		{"zero lease", []reconcile.Option{reconcile.WithLeaseTTL(0)}, "lease TTL"},
@@ -384,6 +389,31 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	}
 	_, err := reconcile.New(nil, st, h)
 	assert.ErrorContains(t, err, "required")
+}
+
+// TestNewAcceptsEdgeOptions: the least values each option allows make a
+// sweeper.
+func TestNewAcceptsEdgeOptions(t *testing.T) {
+	e := newEnv(t)
+	h := (&events{}).handle
+	st := reconcile.NewMemoryStore()
+	for _, tc := range []struct {
+		name string
+		opts []reconcile.Option
+	}{
+		{"late window as long as the payer's", []reconcile.Option{reconcile.WithPayerWindow(time.Hour), reconcile.WithLateWindow(time.Hour)}},
+		{"one nanosecond windows", []reconcile.Option{reconcile.WithPayerWindow(1), reconcile.WithLateWindow(1)}},
+		{"concurrency and batch of one", []reconcile.Option{reconcile.WithConcurrency(1), reconcile.WithBatchSize(1)}},
+		{"one nanosecond lease, step interval and max backoff", []reconcile.Option{reconcile.WithLeaseTTL(1), reconcile.WithStepInterval(1), reconcile.WithMaxBackoff(1)}},
+		{"zero handler timeout: the default", []reconcile.Option{reconcile.WithHandlerTimeout(0)}},
+		{"a one-band schedule", []reconcile.Option{reconcile.WithSchedule(reconcile.Schedule{{Until: 1, Every: 1}})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sw, err := reconcile.New(e.client, st, h, tc.opts...)
+			require.NoError(t, err)
+			assert.NotNil(t, sw)
+		})
+	}
 }
 
 // TestRunStepsUntilTheContextEnds runs a sweeper on the real clock with a

@@ -14,7 +14,16 @@
 //
 // Usage, from the repository root:
 //
-//	go run ./.ci/mutants [-workers N] [-list] [-file REGEXP] PKGDIR...
+//	go run ./.ci/mutants [-workers N] [-list] [-file REGEXP] [-v] PKGDIR...
+//	go run ./.ci/mutants -C MODDIR [-run REGEXP] [-skip REGEXP] ... PKGDIR...
+//
+// With -C the packages are in the nested module at MODDIR (such as
+// reconcile/sqlstore): PKGDIRs are relative to it and its tests run there,
+// with their own go.mod (and the repository's go.work). -run and -skip narrow
+// the tests run against every mutant (and against the unmutated package),
+// for a package whose whole suite is too slow; the score is then the score
+// of those tests. Mutants are named by their path from the repository root
+// either way.
 //
 // Survivors judged equivalent (no test can tell them from the original) are
 // listed, with the reason, in .ci/mutants/equivalent.txt; the score is the
@@ -40,6 +49,14 @@ import (
 
 	"golang.org/x/sync/errgroup"
 )
+
+// config is how every mutant of a run is tested.
+type config struct {
+	mod       string // the module's directory, relative to the repository root
+	timeout   time.Duration
+	run, skip string // go test -run and -skip; "" for none
+	verbose   bool   // print every mutant's outcome
+}
 
 // mutant is one operator replaced at one place.
 type mutant struct {
@@ -89,7 +106,12 @@ func main() {
 	list := flag.Bool("list", false, "list the mutants without testing them")
 	only := flag.String("file", "", "only mutate files whose path matches this regexp")
 	timeout := flag.Duration("timeout", 3*time.Minute, "go test -timeout for one mutant")
+	mod := flag.String("C", ".", "the directory of the module the PKGDIRs are in, from the repository root (a nested module such as reconcile/sqlstore)")
+	runRE := flag.String("run", "", "go test -run for every mutant: only these tests judge them")
+	skipRE := flag.String("skip", "", "go test -skip for every mutant")
+	verbose := flag.Bool("v", false, "print every mutant's outcome and the first test that failed on it")
 	flag.Parse()
+	cfg := config{mod: filepath.ToSlash(filepath.Clean(*mod)), timeout: *timeout, run: *runRE, skip: *skipRE, verbose: *verbose}
 	dirs := flag.Args()
 	if len(dirs) == 0 {
 		dirs = []string{"."}
@@ -104,7 +126,7 @@ func main() {
 	}
 	failed := false
 	for _, dir := range dirs {
-		ms, err := find(dir, fileRE)
+		ms, err := find(filepath.Join(cfg.mod, dir), fileRE)
 		if err != nil {
 			fatal(err)
 		}
@@ -114,7 +136,7 @@ func main() {
 			}
 			continue
 		}
-		if !run(dir, fileRE, ms, equivalent, *workers, *timeout) {
+		if !run(cfg, dir, fileRE, ms, equivalent, *workers) {
 			failed = true
 		}
 	}
@@ -128,7 +150,8 @@ func fatal(err error) {
 	os.Exit(2)
 }
 
-// find lists the mutants of dir's non-test Go files.
+// find lists the mutants of dir's non-test Go files; dir is relative to the
+// repository root, and so are the mutants' files.
 func find(dir string, fileRE *regexp.Regexp) ([]mutant, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -213,10 +236,12 @@ const (
 	notViable // the mutant does not compile
 )
 
-// run tests every mutant of one package and prints the survivors and the score.
-func run(dir string, fileRE *regexp.Regexp, ms []mutant, equivalent map[string]string, workers int, timeout time.Duration) bool {
-	fmt.Printf("== %s: %d mutants\n", dir, len(ms))
-	if out, err := goTest(dir, "", timeout); err != nil {
+// run tests every mutant of one package (dir, in cfg's module) and prints
+// the survivors and the score.
+func run(cfg config, dir string, fileRE *regexp.Regexp, ms []mutant, equivalent map[string]string, workers int) bool {
+	pkg := filepath.ToSlash(filepath.Join(cfg.mod, dir))
+	fmt.Printf("== %s: %d mutants%s\n", pkg, len(ms), cfg.narrowed())
+	if out, err := goTest(cfg, dir, ""); err != nil {
 		fmt.Printf("the unmutated tests fail:\n%s\n", out)
 		return false
 	}
@@ -231,7 +256,11 @@ func run(dir string, fileRE *regexp.Regexp, ms []mutant, equivalent map[string]s
 	g.SetLimit(workers)
 	for i, m := range ms {
 		g.Go(func() error {
-			results[i] = test(dir, m, filepath.Join(tmp, fmt.Sprint(i)), timeout)
+			var first string
+			results[i], first = test(cfg, dir, m, filepath.Join(tmp, fmt.Sprint(i)))
+			if cfg.verbose {
+				fmt.Fprintf(os.Stderr, "%-10s %s%s\n", results[i], m, first)
+			}
 			if results[i] == lived {
 				// Said at once, so a long run's survivors can be worked on
 				// before it ends; the summary below judges them.
@@ -266,7 +295,7 @@ func run(dir string, fileRE *regexp.Regexp, ms []mutant, equivalent map[string]s
 	}
 	for k := range equivalent {
 		file, _, _ := strings.Cut(k, ": ")
-		scanned := filepath.Dir(file) == filepath.Clean(dir) && (fileRE == nil || fileRE.MatchString(file))
+		scanned := filepath.ToSlash(filepath.Dir(file)) == pkg && (fileRE == nil || fileRE.MatchString(file))
 		if scanned && !keys[k] {
 			fmt.Printf("STALE      equivalent.txt names no mutant: %s\n", k)
 		}
@@ -278,13 +307,33 @@ func run(dir string, fileRE *regexp.Regexp, ms []mutant, equivalent map[string]s
 		score = 100 * float64(caught) / float64(judged)
 	}
 	fmt.Printf("%s: killed %d, timed out %d, lived %d (%d judged equivalent), not viable %d\n",
-		dir, count[killed], count[timedOut], count[lived], equiv, count[notViable])
-	fmt.Printf("%s: %.1f%% of non-equivalent mutants caught (%d of %d)\n", dir, score, caught, judged)
+		pkg, count[killed], count[timedOut], count[lived], equiv, count[notViable])
+	fmt.Printf("%s: %.1f%% of non-equivalent mutants caught (%d of %d)%s\n", pkg, score, caught, judged, cfg.narrowed())
 	return survivors == 0
 }
 
+func (o outcome) String() string {
+	return [...]string{"KILLED", "LIVED", "TIMED OUT", "NOT VIABLE"}[o]
+}
+
+// narrowed says which tests judge the mutants, when not all of them do.
+func (c config) narrowed() string {
+	var s string
+	if c.run != "" {
+		s += " -run " + c.run
+	}
+	if c.skip != "" {
+		s += " -skip " + c.skip
+	}
+	if s != "" {
+		s = " (tests:" + s + ")"
+	}
+	return s
+}
+
 // test applies one mutant through an overlay and runs the package's tests.
-func test(dir string, m mutant, work string, timeout time.Duration) outcome {
+// first is the first test that failed, for a killed mutant.
+func test(cfg config, dir string, m mutant, work string) (_ outcome, first string) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		fatal(err)
 	}
@@ -309,26 +358,54 @@ func test(dir string, m mutant, work string, timeout time.Duration) outcome {
 	if err := os.WriteFile(ovl, overlay, 0o644); err != nil {
 		fatal(err)
 	}
-	out, err := goTest(dir, ovl, timeout)
+	out, err := goTest(cfg, dir, ovl)
 	switch {
 	case err == nil:
-		return lived
+		return lived, ""
 	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
-		return notViable
+		return notViable, ""
 	case bytes.Contains(out, []byte("panic: test timed out")):
-		return timedOut
+		return timedOut, ""
 	default:
-		return killed
+		return killed, firstFailure(out)
 	}
 }
 
-func goTest(dir, overlay string, timeout time.Duration) ([]byte, error) {
-	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String()}
+// firstFailure is the first "--- FAIL: TestName" of go test's output, and
+// the first line under it (the failure's place), as " by TestName (...)".
+func firstFailure(out []byte) string {
+	_, rest, ok := bytes.Cut(out, []byte("--- FAIL: "))
+	if !ok {
+		return ""
+	}
+	lines := strings.SplitN(string(rest), "\n", 3)
+	s := " by " + strings.TrimSpace(lines[0])
+	if len(lines) > 1 && strings.TrimSpace(lines[1]) != "" {
+		s += ": " + strings.TrimSpace(lines[1])
+	}
+	return s
+}
+
+// goTestArgs is the go test command line for the package dir of cfg's
+// module, with an overlay ("" for none).
+func goTestArgs(cfg config, dir, overlay string) []string {
+	args := []string{"test", "-count=1", "-failfast", "-timeout", cfg.timeout.String()}
+	if cfg.run != "" {
+		args = append(args, "-run", cfg.run)
+	}
+	if cfg.skip != "" {
+		args = append(args, "-skip", cfg.skip)
+	}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}
-	args = append(args, "./"+strings.TrimPrefix(filepath.ToSlash(dir), "./"))
-	cmd := exec.Command("go", args...)
+	return append(args, "./"+strings.TrimPrefix(filepath.ToSlash(filepath.Clean(dir)), "./"))
+}
+
+// goTest runs the tests of the package dir inside cfg's module.
+func goTest(cfg config, dir, overlay string) ([]byte, error) {
+	cmd := exec.Command("go", goTestArgs(cfg, dir, overlay)...)
+	cmd.Dir = cfg.mod
 	return cmd.CombinedOutput()
 }
 

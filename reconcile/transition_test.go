@@ -9,7 +9,7 @@ import (
 	"github.com/upicollect/upicollect-go"
 )
 
-func TestDecide(t *testing.T) {
+func TestTransitionFor(t *testing.T) {
 	p := defaultPolicy()
 	o := Order{ID: "ord-1", Amount: upicollect.Rupees(499), Created: t0}
 	success := func(m upicollect.Money) *upicollect.PaymentStatus {
@@ -50,7 +50,7 @@ func TestDecide(t *testing.T) {
 		{"expired at the late window's end: done, no event", StateExpired, notFound, t0.Add(72 * time.Hour), StateExpired, "", "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := decide(p, o, tc.st, tc.s, tc.now)
+			tr := transitionFor(p, o, tc.st, tc.s, tc.now)
 			assert.Equal(t, tc.state, tr.state)
 			assert.Equal(t, tc.result, tr.result)
 			assert.Equal(t, tc.reason, tr.reason)

@@ -1,0 +1,130 @@
+package reconcile
+
+import (
+	"time"
+
+	"github.com/upicollect/upicollect-go"
+)
+
+// Order is what a merchant tracks: the order id given to the service, the
+// amount the merchant expects to be paid, and when the order was created.
+type Order struct {
+	ID      string           // the order id given to the service
+	Amount  upicollect.Money // what the merchant expects to be paid
+	Created time.Time        // when the order was created: its schedule counts from here
+}
+
+// Result is what an Event reports about an order.
+type Result string
+
+// The events of an order. Each is delivered once per order; an order has at
+// most two: one of Paid, Failed, Expired or Mismatch, and after Failed or
+// Expired possibly LatePaid or Mismatch.
+const (
+	Paid     Result = "paid"      // SUCCESS for the expected amount
+	Failed   Result = "failed"    // FAIL or REJECT
+	LatePaid Result = "late_paid" // SUCCESS after the order was reported failed or expired
+	Expired  Result = "expired"   // no final state within the payer's window
+	Mismatch Result = "mismatch"  // SUCCESS for another amount
+)
+
+// Event is one change in an order's outcome, delivered to the Handler.
+type Event struct {
+	Order  Order  // the order as tracked
+	Result Result // what happened to it
+	// Status is the status check's answer that produced the event.
+	Status *upicollect.PaymentStatus
+	// At is the time the check that found it was judged at: the time
+	// passed to Step (or the store's clock, when that is earlier), or
+	// Confirm's.
+	At time.Time
+	// Reason says why an order Expired (ReasonNotFound or
+	// ReasonNoFinalState); "" for the other results.
+	Reason string
+}
+
+// State is where an order stands in a Store.
+type State string
+
+// An order's states. Pending, Failed and Expired orders are still checked;
+// the others are final.
+const (
+	StatePending  State = "pending"   // no outcome reported yet
+	StateFailed   State = "failed"    // Failed reported; checked for a late SUCCESS
+	StateExpired  State = "expired"   // Expired reported; checked for a late SUCCESS
+	StatePaid     State = "paid"      // Paid reported
+	StateLatePaid State = "late_paid" // LatePaid reported
+	StateMismatch State = "mismatch"  // Mismatch reported
+	// StateUntracked: Untrack was called; the order is not checked any
+	// more and nothing more is delivered for it.
+	StateUntracked State = "untracked"
+)
+
+// final reports whether no check can change st any more.
+func (st State) final() bool {
+	return st == StatePaid || st == StateLatePaid || st == StateMismatch || st == StateUntracked
+}
+
+// Reasons an Expired event gives.
+const (
+	// ReasonNotFound: every answer until the end of the payer's window was
+	// the service's not-found answer. The service answers so for an order
+	// id it never saw (a create that never arrived, a wrong id) and for an
+	// order nobody started to pay: it cannot tell them apart, so the order
+	// is still checked for a late payment.
+	ReasonNotFound = "the service does not know the order: never created, a wrong id, or never paid"
+	// ReasonNoFinalState: the service knows the order but reported no final
+	// state within the payer's window.
+	ReasonNoFinalState = "no final state within the payer's window"
+)
+
+// OrderState is the ledger's view of one order: Sweeper.Confirm's and
+// Sweeper.Lookup's result, and what a Store lists.
+type OrderState struct {
+	Order Order
+	State State
+	// Events are the events recorded and delivered, oldest first.
+	// Event.Status holds TxnStatus, Amount and UTR as recorded, and
+	// OrderID.
+	Events   []Event
+	Checks   int       // status checks answered for it
+	Next     time.Time // its next scheduled check; zero when none
+	Failures int       // consecutive failed checks or deliveries now
+	// Reason says why tracking ended, when it ended without a final state.
+	Reason  string
+	Updated time.Time // its last change, on the store's clock
+}
+
+// Stats counts what a Step did.
+type Stats struct {
+	Checked  int // status checks answered
+	Paid     int // Paid events delivered
+	Failed   int // Failed events delivered
+	LatePaid int // LatePaid events delivered
+	Expired  int // Expired events delivered
+	Mismatch int // Mismatch events delivered
+	Pending  int // checks that found nothing new
+	// Errors counts checks that failed or whose SUCCESS did not name the
+	// order (the order is checked again after a backoff), handlers that
+	// failed (the event comes again after a backoff) and outcomes dropped
+	// because another sweeper had taken the order.
+	Errors int
+	// NextDue is the earliest time an order can next be checked; zero when
+	// no order will be.
+	NextDue time.Time
+}
+
+func (s *Stats) count(r Result) {
+	switch r {
+	case Paid:
+		s.Paid++
+	case Failed:
+		s.Failed++
+	case LatePaid:
+		s.LatePaid++
+	case Expired:
+		s.Expired++
+	case Mismatch:
+		s.Mismatch++
+	}
+}
