@@ -44,8 +44,8 @@ func (s *PaymentStatus) Paid() bool { return s != nil && s.TxnStatus == TxnSucce
 // An answer naming another order, or a SUCCESS without a positive amount,
 // is ErrUnexpectedResponse; a refusal without a state is an *APIError, never
 // PENDING. The call is read-only, so it is retried on connection errors, timeouts,
-// 429 (honouring Retry-After), 500, 502, 503 and 504, within the retry
-// policy and budget. The context bounds the whole call, backoff included.
+// 429, 500, 502, 503 and 504 (honouring the Retry-After of a 429 or 503),
+// within the retry policy and budget. The context bounds the whole call, backoff included.
 //
 // Faults, with the default RetryPolicy:
 //   - 400: 1 attempt, then ErrInvalidRequest
