@@ -138,7 +138,7 @@ func (c *Client) send(ctx context.Context, cl *call) (answer, error) {
 			if c.observer != nil {
 				c.endAttempt(cl, obs, n, &a, nil, verdict{})
 			}
-			c.budget.Release(refill(n, lastCost))
+			c.budget.Refill(refill(n, lastCost))
 			return ans, nil
 		}
 		ambiguous = ans.outcomeUnknown
