@@ -1,13 +1,21 @@
 package upicollect
 
 import (
+	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
 // TestReadBody: readBody returns the whole body up to the cap, and one byte
@@ -53,4 +61,39 @@ func TestReadBodyKnownLengthAllocatesOnce(t *testing.T) {
 		}
 	})
 	assert.Equal(t, 1.0, allocs)
+}
+
+// TestTryTimedOut: an attempt ended by its own timeout says so, whether the
+// answer never came or its body stalled; one whose caller's context ended
+// does not.
+func TestTryTimedOut(t *testing.T) {
+	t.Parallel()
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/body" {
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+		}
+		select { // until the client gives up, or the test ends
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) })
+	tr := newTransport(&http.Client{}, false, http.Header{}, 50*time.Millisecond, redact.New("pk", "sk"))
+	for _, path := range []string{"/head", "/body"} {
+		u, err := url.Parse(srv.URL + path)
+		require.NoError(t, err)
+		a := tr.try(context.Background(), u, "a=1", nil)
+		assert.Error(t, a.err, path)
+		assert.True(t, a.timedOut, "%s: the attempt's own timeout", path)
+		assert.Equal(t, path == "/body", a.resp != nil, "%s: an answer's head arrived", path)
+
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		a = tr.try(ctx, u, "a=1", nil)
+		assert.Error(t, a.err, path)
+		assert.False(t, a.timedOut, "%s: the caller's context ended, not the attempt's timeout", path)
+	}
 }
