@@ -182,7 +182,7 @@ func TestAttemptErrorParts(t *testing.T) {
 			is: []error{ErrDuplicateOrderID}, isNot: []error{ErrOutcomeUnknown}},
 		{name: "duplicate on a later attempt", s: keyedCreate, a: attemptOf(409, `{"status":false,"statusCode":409}`), n: 2, http: 409, code: 409,
 			detail: "the order id exists, perhaps from an earlier attempt of this call; check its status",
-			is: []error{ErrOutcomeUnknown}, isNot: []error{ErrDuplicateOrderID}},
+			is:     []error{ErrOutcomeUnknown}, isNot: []error{ErrDuplicateOrderID}},
 		{name: "a body that could not be read", s: keyedCreate, n: 1, http: 200,
 			a:      attempt{resp: &Response{HTTPStatus: 200, Header: http.Header{}}, err: errors.New("read: connection reset")},
 			detail: "reading the body", is: []error{ErrOutcomeUnknown}, isNot: []error{ErrUnexpectedResponse}},

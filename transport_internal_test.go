@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -95,5 +96,36 @@ func TestTryTimedOut(t *testing.T) {
 		a = tr.try(ctx, u, "a=1", nil)
 		assert.Error(t, a.err, path)
 		assert.False(t, a.timedOut, "%s: the caller's context ended, not the attempt's timeout", path)
+	}
+}
+
+// TestTryRedirectDetail: every 3xx, 300 and 399 included, is a redirect not
+// followed, named by its host; a 400 with a body that is not the envelope
+// is said so.
+func TestTryRedirectDetail(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		code, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
+		if err != nil {
+			code = http.StatusTeapot
+		}
+		w.Header().Set("Location", "https://elsewhere.example/pay")
+		w.WriteHeader(code)
+		_, _ = io.WriteString(w, "<html>moved</html>")
+	}))
+	t.Cleanup(srv.Close)
+	tr := newTransport(&http.Client{}, false, http.Header{}, time.Minute, redact.New("pk", "sk"))
+	for code, want := range map[int]string{
+		300: `redirect to host "elsewhere.example" not followed: check the base URL`,
+		399: `redirect to host "elsewhere.example" not followed: check the base URL`,
+		400: "body is not a JSON object",
+		299: "body is not a JSON object",
+	} {
+		u, err := url.Parse(srv.URL + "/" + strconv.Itoa(code))
+		require.NoError(t, err)
+		a := tr.try(context.Background(), u, "a=1", nil)
+		require.NoError(t, a.err, "%d", code)
+		assert.Equal(t, want, a.unreadable, "%d", code)
+		assert.Nil(t, a.env, "%d", code)
 	}
 }
