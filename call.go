@@ -14,8 +14,9 @@ import (
 
 // A call runs in this order: an operation describes it (newCall or
 // createCall), invoke sends it and decodes the accepted answer, send is the
-// retry loop, and each attempt is one transport.exchange, judged by decide
-// (retry.go) and, when it fails, made an error by attemptError (errors.go).
+// retry loop, and each attempt is one transport.try, read once by judge
+// (answer.go); from judge's answer retryVerdict (retry.go) decides the
+// retry and attemptError or dataError (errors.go) makes the error.
 
 // call is one operation call: described once, sent by every attempt.
 type call struct {
@@ -26,9 +27,8 @@ type call struct {
 	getBody func() (io.ReadCloser, error)
 	safety  safety
 	orderID string
-	// accept reads a status-false envelope as the answer all the same (the
-	// status check's not-found shapes); nil for every other operation.
-	accept wire.Accept
+	// shapes are the answers the operation reads besides status true.
+	shapes shapes
 
 	// What the call did, for its observer: attempts sent, the last
 	// answer's status, and why it stopped without success.
@@ -73,14 +73,14 @@ func invoke[T any](ctx context.Context, c *Client, cl *call, decode func(env *wi
 
 // invokeOnce is invoke between the observer's start and end of the call.
 func invokeOnce[T any](ctx context.Context, c *Client, cl *call, decode func(env *wire.Envelope, resp *Response) (T, error)) (T, error) {
-	env, resp, err := c.send(ctx, cl)
+	ans, err := c.send(ctx, cl)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	v, err := decode(env, resp)
+	v, err := decode(ans.env, ans.resp)
 	if err != nil {
-		e := dataError(cl.op, cl.orderID, cl.safety, env, resp, err, c.filter)
+		e := dataError(cl.op, cl.orderID, &ans, err, c.filter)
 		cl.stopReason = "unreadable data in a success answer"
 		var zero T
 		return zero, e
@@ -99,10 +99,11 @@ func needData(env *wire.Envelope) ([]byte, error) {
 }
 
 // send runs the retry loop for cl and returns the accepted answer or the
-// error the caller sees. It only coordinates: decide makes every decision.
-// Each attempt is begun by startAttempt and ended by one endAttempt: the
-// observer's hooks (the client's log among them).
-func (c *Client) send(ctx context.Context, cl *call) (*wire.Envelope, *Response, error) {
+// error the caller sees. It only coordinates: judge reads what each
+// attempt means, retryVerdict decides whether to repeat it. Each attempt
+// is begun by startAttempt and ended by one endAttempt: the observer's
+// hooks (the client's log among them).
+func (c *Client) send(ctx context.Context, cl *call) (answer, error) {
 	start := c.clock.Now()
 	var (
 		ambiguous bool // an earlier attempt of a create may have taken effect
@@ -111,33 +112,34 @@ func (c *Client) send(ctx context.Context, cl *call) (*wire.Envelope, *Response,
 	)
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, c.contextEnded(cl, ambiguous, lastErr, err)
+			return answer{}, c.contextEnded(cl, lastErr, err)
 		}
 		wait, err := c.waitTurn(ctx)
 		if err != nil {
-			return nil, nil, c.contextEnded(cl, ambiguous, lastErr, err)
+			return answer{}, c.contextEnded(cl, lastErr, err)
 		}
 		actx, obs := c.startAttempt(ctx, cl, n, wait)
-		a := c.transport.exchange(actx, cl.url, cl.body, cl.getBody, cl.accept)
+		a := c.transport.try(actx, cl.url, cl.body, cl.getBody)
 		cl.attempts = n
 		if a.resp != nil {
 			a.resp.Attempts, a.resp.Duration = n, c.clock.Now().Sub(start)
 			cl.httpStatus = a.resp.HTTPStatus
 		}
-		if a.accepted {
+		ans := judge(cl.safety, cl.shapes, &a, n, ambiguous)
+		if ans.accepted {
 			c.endAttempt(cl, obs, n, &a, nil, verdict{})
-			c.budget.Release(refill(n, lastCost))
-			return a.env, a.resp, nil
+			c.budget.Refill(refill(n, lastCost))
+			return ans, nil
 		}
-		v := decide(cl.safety, c.retry, &a, n, ambiguous, c.clock.Now(), c.rand)
-		ambiguous = v.ambiguous
-		lastErr = attemptError(cl.op, cl.orderID, &a, ambiguous, c.filter)
+		ambiguous = ans.outcomeUnknown
+		lastErr = attemptError(cl.op, cl.orderID, &ans, c.filter)
 		if ctx.Err() != nil {
 			c.endAttempt(cl, obs, n, &a, lastErr, verdict{})
-			// The context ended during the attempt; decide already judged
+			// The context ended during the attempt; judge already said
 			// whether what went out may have taken effect.
-			return nil, nil, c.contextEnded(cl, ambiguous, lastErr, ctx.Err())
+			return answer{}, c.contextEnded(cl, lastErr, ctx.Err())
 		}
+		v := retryVerdict(c.retry, &ans, n, c.clock.Now(), c.rand)
 		if v.retry && !c.budget.Acquire(v.cost) {
 			v = verdict{reason: ReasonBudgetExhausted, limit: true}
 		}
@@ -147,11 +149,11 @@ func (c *Client) send(ctx context.Context, cl *call) (*wire.Envelope, *Response,
 				lastErr.Reason = v.reason
 			}
 			cl.stopReason = v.reason
-			return nil, nil, lastErr
+			return answer{}, lastErr
 		}
 		lastCost = v.cost
 		if err := c.clock.Sleep(ctx, v.delay); err != nil {
-			return nil, nil, c.contextEnded(cl, ambiguous, lastErr, err)
+			return answer{}, c.contextEnded(cl, lastErr, err)
 		}
 	}
 }
@@ -166,13 +168,13 @@ func refill(n, lastCost int) int {
 }
 
 // contextEnded ends a call whose context ended (or whose rate limiter
-// failed: limiterFailure's error), with endedError's error.
-func (c *Client) contextEnded(cl *call, ambiguous bool, last *APIError, ctxErr error) error {
+// failed: limiterFailure's error), with contextError's error.
+func (c *Client) contextEnded(cl *call, last *APIError, ctxErr error) error {
 	cl.stopReason = reasonContextDone
 	if errors.Is(ctxErr, errRateLimiter) {
 		cl.stopReason = reasonLimiterFailed
 	}
-	return endedError(cl.op, cl.orderID, last, ambiguous, ctxErr)
+	return contextError(cl.op, cl.orderID, last, ctxErr)
 }
 
 // The call path's side of the Observer and RateLimiter seams. The client

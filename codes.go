@@ -1,18 +1,18 @@
 package upicollect
 
-// kind is a set of sentinels an *APIError matches.
-type kind uint16
+// sentinels is the set of sentinel errors an *APIError matches.
+type sentinels uint16
 
 const (
-	kindUnauthorized kind = 1 << iota
-	kindDuplicate
-	kindInvalid
-	kindNotFound
-	kindRateLimited
-	kindServer
-	kindUnexpected
-	kindOutcomeUnknown
-	kindAmountMismatch
+	isUnauthorized sentinels = 1 << iota
+	isDuplicate
+	isInvalid
+	isNotFound
+	isRateLimited
+	isServer
+	isUnexpected
+	isOutcomeUnknown
+	isAmountMismatch
 )
 
 // safety says what repeating a request may do, which decides what is retried.
@@ -33,7 +33,7 @@ const (
 
 // meaning is what a failed answer's status code says.
 type meaning struct {
-	kinds kind
+	matches sentinels
 	// retry says, by safety (readOnly, keyedCreate, unkeyedCreate), whether
 	// a call may be repeated after it.
 	retry [3]bool
@@ -42,6 +42,8 @@ type meaning struct {
 	// transient names a failure that may pass ("rate limited"); "" for one
 	// that will not.
 	transient string
+	// retryAfter: the answer's Retry-After header says when to come back.
+	retryAfter bool
 }
 
 // Retry rows of the table.
@@ -51,9 +53,13 @@ var (
 )
 
 // codeTable is the one table of what a status code means (the body's error
-// code when it names one, the HTTP status otherwise): its error kinds and
-// whether a read, a keyed create and an unkeyed create may repeat it. The
-// first row whose range holds the code applies.
+// code when it names one, the HTTP status otherwise): the sentinels its
+// error matches, whether a read, a keyed create and an unkeyed create may
+// repeat it, whether a create may have taken effect, and whether
+// Retry-After is honoured. The first row whose range holds the code
+// applies. judge (answer.go) is the only reader of it; the package doc's
+// Retries section and every operation's faults list say the same, and
+// TestDocFaultClaims holds them to it.
 //
 // A 429 or a 5xx may come after the service made the order (a proxy or a
 // load balancer answered for it, or the service failed after writing):
@@ -63,15 +69,17 @@ var codeTable = []struct {
 	from, to int
 	meaning
 }{
-	{401, 401, meaning{kinds: kindUnauthorized, retry: never}},
-	{403, 403, meaning{kinds: kindUnauthorized, retry: never}},
-	{404, 404, meaning{kinds: kindNotFound, retry: never}},
-	{409, 409, meaning{kinds: kindDuplicate, retry: never}},
-	{429, 429, meaning{kinds: kindRateLimited, retry: unlessUnkeyed, ambiguous: true, transient: "rate limited"}},
-	{400, 499, meaning{kinds: kindInvalid, retry: never}},
-	{500, 500, meaning{kinds: kindServer, retry: unlessUnkeyed, ambiguous: true, transient: "server error"}},
-	{502, 504, meaning{kinds: kindServer, retry: unlessUnkeyed, ambiguous: true, transient: "server error"}},
-	{500, 599, meaning{kinds: kindServer, retry: never}}, // 501, 505...: not transient
+	{401, 401, meaning{matches: isUnauthorized, retry: never}},
+	{403, 403, meaning{matches: isUnauthorized, retry: never}},
+	{404, 404, meaning{matches: isNotFound, retry: never}},
+	{409, 409, meaning{matches: isDuplicate, retry: never}},
+	{429, 429, meaning{matches: isRateLimited, retry: unlessUnkeyed, ambiguous: true, transient: "rate limited", retryAfter: true}},
+	{400, 499, meaning{matches: isInvalid, retry: never}},
+	{500, 500, meaning{matches: isServer, retry: unlessUnkeyed, ambiguous: true, transient: "server error"}},
+	{502, 502, meaning{matches: isServer, retry: unlessUnkeyed, ambiguous: true, transient: "server error"}},
+	{503, 503, meaning{matches: isServer, retry: unlessUnkeyed, ambiguous: true, transient: "server error", retryAfter: true}},
+	{504, 504, meaning{matches: isServer, retry: unlessUnkeyed, ambiguous: true, transient: "server error"}},
+	{500, 599, meaning{matches: isServer, retry: never}}, // 501, 505...: not transient
 }
 
 // meaningOf looks code up in codeTable; a code in no row (1xx to 3xx, or

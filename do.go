@@ -21,9 +21,20 @@ import (
 // API: POST {path}
 //
 // Do cannot know whether the endpoint is safe to repeat, so it retries as
-// CreatePaymentLink does: only when the request never reached the service;
-// any other failure after it went out returns ErrOutcomeUnknown. The
-// context bounds the whole call.
+// CreatePaymentLink does: only when the request provably never reached the
+// service (DNS or connect failure). After it went out, a timeout, a reset,
+// a 429, 500, 502, 503 or 504 returns ErrOutcomeUnknown; a refusal (a 4xx,
+// or a 5xx such as 501 that no retry could change) does not. The context
+// bounds the whole call.
+//
+// Faults, with the default RetryPolicy:
+//   - 400: 1 attempt, then ErrInvalidRequest
+//   - 401 and 403: 1 attempt, then ErrUnauthorized
+//   - 409: 1 attempt, then ErrDuplicateOrderID
+//   - 429: 1 attempt, then ErrRateLimited and ErrOutcomeUnknown
+//   - 500, 502, 503 and 504: 1 attempt, then ErrServer and ErrOutcomeUnknown
+//   - 501, 505 and the other 5xx: 1 attempt, then ErrServer
+//   - a connection reset: 1 attempt, then ErrOutcomeUnknown
 func (c *Client) Do(ctx context.Context, path string, form url.Values, out any) (*Response, error) {
 	c.mustInit()
 	var chk checker

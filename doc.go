@@ -70,17 +70,19 @@
 //     forwarded the create before it answered), the error matches
 //     ErrOutcomeUnknown too. Another 5xx (501, 505, ...) is not retried and
 //     is ErrServer only: no repeat could change it.
-//   - CreatePaymentLink takes no order id, so it is sent once: only a
-//     request that provably never reached the service (DNS or connect
-//     failure) is sent again. A timeout, a reset, a 429, 500, 502, 503 or
-//     504 after the request went out returns ErrOutcomeUnknown; a refusal
-//     (a 4xx, or another 5xx such as 501) does not.
+//   - CreatePaymentLink takes no order id, and Do cannot know whether its
+//     endpoint is safe to repeat, so they are sent once: only a request
+//     that provably never reached the service (DNS or connect failure) is
+//     sent again. A timeout, a reset, a 429, 500, 502, 503 or 504 after the
+//     request went out returns ErrOutcomeUnknown; a refusal (a 4xx, or
+//     another 5xx such as 501) does not.
 //   - A create answered with something that is not the service's envelope
 //     (a redirect, an HTML page, a truncated body) is not retried and
 //     returns ErrOutcomeUnknown: the request reached the service.
 //
 // Each operation's doc comment lists its faults: the attempts it makes with
-// the default RetryPolicy and the sentinels its error then matches.
+// the default RetryPolicy and the sentinels its error then matches (the
+// README's Retries section tables them side by side).
 //
 // When retries stop at RetryPolicy.MaxAttempts, at an empty retry budget or
 // at a Retry-After beyond RetryPolicy.MaxRetryAfter, APIError.Reason says

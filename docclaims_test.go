@@ -7,6 +7,8 @@ import (
 	"go/parser"
 	"go/token"
 	"net/http"
+	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -120,6 +122,10 @@ var docOps = map[string]func(context.Context, *upicollect.Client) error{
 		_, err := c.CreateOrderRequest(ctx, orderParams())
 		return err
 	},
+	"Do": func(ctx context.Context, c *upicollect.Client) error {
+		_, err := c.Do(ctx, "/v1/payments/refund", url.Values{"order_id": {"ORD-1"}}, nil)
+		return err
+	},
 }
 
 // faultHandler answers every request with the fault: an error envelope
@@ -162,3 +168,70 @@ func TestDocFaultClaims(t *testing.T) {
 }
 
 func sorted(s []string) []string { slices.Sort(s); return s }
+
+// readmeClaims parses the fault table of the README's Retries section: by
+// operation (each named in a column's header), by fault. A cell's
+// parenthetical is a remark, not a claim.
+func readmeClaims(t *testing.T) map[string]map[string]claim {
+	t.Helper()
+	b, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, section, found := strings.Cut(string(b), "\n## Retries\n")
+	require.True(t, found, "README has no Retries section")
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, table, found := strings.Cut(section, "\n| fault |")
+	require.True(t, found, "README's Retries section has no fault table")
+	lines := strings.Split("| fault |"+table, "\n")
+	cells := func(line string) []string {
+		c := strings.Split(strings.Trim(line, "| "), "|")
+		for i := range c {
+			c[i] = strings.TrimSpace(strings.ReplaceAll(c[i], "`", ""))
+		}
+		return c
+	}
+	header := cells(lines[0])
+	out := map[string]map[string]claim{}
+	remark := regexp.MustCompile(`\s*\([^)]*\)`)
+	for _, line := range lines[2:] {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		row := cells(line)
+		require.Len(t, row, len(header), "README fault table row %q", line)
+		for i, cell := range row[1:] {
+			m := regexp.MustCompile(`^(\d+) attempts?, then (.+)$`).FindStringSubmatch(remark.ReplaceAllString(cell, ""))
+			require.NotNil(t, m, "README fault table cell %q", cell)
+			n, _ := strconv.Atoi(m[1])
+			c := claim{attempts: n, sentinels: regexp.MustCompile(`Err[A-Za-z]+`).FindAllString(m[2], -1)}
+			if c.sentinels == nil {
+				require.True(t, strings.HasPrefix(m[2], "no sentinel"), "README cell %q names no sentinel; say so", cell)
+				c.sentinels = []string{}
+			}
+			slices.Sort(c.sentinels)
+			for _, op := range strings.Split(header[i+1], ", ") {
+				if out[op] == nil {
+					out[op] = map[string]claim{}
+				}
+				for _, f := range faultsOf(row[0]) {
+					out[op][f] = c
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestReadmeFaultClaims: the README's fault table names every operation of
+// docOps and every documented fault, and says for each what the
+// operation's doc comment says, which TestDocFaultClaims holds to the code.
+func TestReadmeFaultClaims(t *testing.T) {
+	readme, docs := readmeClaims(t), docClaims(t)
+	for op := range docOps {
+		got, ok := readme[op]
+		if !assert.True(t, ok, "README's fault table has no column for %s", op) {
+			continue
+		}
+		assert.Equal(t, docs[op], got, "README's fault table and %s's doc comment", op)
+	}
+	assert.Len(t, readme, len(docOps), "README's fault table names an operation docOps does not call")
+}

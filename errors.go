@@ -45,20 +45,20 @@ var (
 	ErrAmountMismatch = errors.New("upicollect: paid amount differs from the expected one")
 )
 
-// kindSentinels names the sentinel of each kind (codes.go).
-var kindSentinels = []struct {
-	k   kind
+// sentinelErrs names the sentinel error of each bit of sentinels (codes.go).
+var sentinelErrs = []struct {
+	bit sentinels
 	err error
 }{
-	{kindUnauthorized, ErrUnauthorized},
-	{kindDuplicate, ErrDuplicateOrderID},
-	{kindInvalid, ErrInvalidRequest},
-	{kindNotFound, ErrNotFound},
-	{kindRateLimited, ErrRateLimited},
-	{kindServer, ErrServer},
-	{kindUnexpected, ErrUnexpectedResponse},
-	{kindOutcomeUnknown, ErrOutcomeUnknown},
-	{kindAmountMismatch, ErrAmountMismatch},
+	{isUnauthorized, ErrUnauthorized},
+	{isDuplicate, ErrDuplicateOrderID},
+	{isInvalid, ErrInvalidRequest},
+	{isNotFound, ErrNotFound},
+	{isRateLimited, ErrRateLimited},
+	{isServer, ErrServer},
+	{isUnexpected, ErrUnexpectedResponse},
+	{isOutcomeUnknown, ErrOutcomeUnknown},
+	{isAmountMismatch, ErrAmountMismatch},
 }
 
 // APIError is every failure of a call after its parameters were
@@ -85,9 +85,9 @@ type APIError struct {
 	Reason   string
 	Response *Response
 
-	kinds  kind
-	detail string // why the body could not be read, with a snippet
-	cause  error  // transport or context error, when there was one
+	matches sentinels
+	detail  string // why the body could not be read, with a snippet
+	cause   error  // transport or context error, when there was one
 }
 
 // Reasons an *APIError gives for retries that stopped.
@@ -114,7 +114,7 @@ func (e *APIError) Error() string {
 		b.WriteString(s)
 		sep = true
 	}
-	if e.kinds&kindOutcomeUnknown != 0 {
+	if e.matches&isOutcomeUnknown != 0 {
 		s := "outcome unknown"
 		if e.OrderID != "" {
 			s += " for order " + strconv.Quote(e.OrderID)
@@ -147,8 +147,8 @@ func (e *APIError) Error() string {
 
 // Is reports whether e matches target, one of this package's sentinels.
 func (e *APIError) Is(target error) bool {
-	for _, s := range kindSentinels {
-		if e.kinds&s.k != 0 && target == s.err {
+	for _, s := range sentinelErrs {
+		if e.matches&s.bit != 0 && target == s.err {
 			return true
 		}
 	}
@@ -162,65 +162,30 @@ func (e *APIError) Unwrap() error { return e.cause }
 // The constructors of *APIError, one per way a call fails after its
 // parameters were checked.
 
-// attemptError is the error of a failed attempt: a transport error, an
-// answer whose body is not the envelope, or a refusal. ambiguous marks a
-// create whose outcome is unknown.
-func attemptError(op, orderID string, a *attempt, ambiguous bool, f *redact.Filter) *APIError {
-	e := &APIError{Op: op, OrderID: orderID, Response: a.resp, cause: a.err}
-	switch {
-	case a.resp == nil:
-	case a.err != nil:
-		e.HTTPStatus, e.detail = a.resp.HTTPStatus, "reading the body"
-	case a.env == nil:
-		e.HTTPStatus, e.kinds, e.detail = a.resp.HTTPStatus, answerKinds(a), a.unreadable
-		if len(a.resp.Body) > 0 && (a.resp.HTTPStatus < 300 || a.resp.HTTPStatus >= 400) { // an empty body is said once
-			e.detail += ": " + bodySnippet(f, a.resp.Body)
-		}
-	default:
-		e.HTTPStatus, e.kinds = a.resp.HTTPStatus, answerKinds(a)
-		e.Message, e.StatusCode = message(f, a.env.Msg), a.env.StatusCode
-		if e.kinds == kindInvalid && meaningOf(a.code()).kinds == 0 {
-			e.detail = "the service refused the call"
-		}
-	}
-	if ambiguous { // never so for the status check: decide says so
-		e.markOutcomeUnknown()
+// attemptError is the error of a failed attempt, as judge read it: a
+// transport error, an answer whose body is not the envelope, or a refusal;
+// ErrOutcomeUnknown for a create that may have taken effect.
+func attemptError(op, orderID string, ans *answer, f *redact.Filter) *APIError {
+	e := &APIError{Op: op, OrderID: orderID, Response: ans.resp, cause: ans.cause,
+		HTTPStatus: ans.httpStatus, StatusCode: ans.statusCode, Message: message(f, ans.message),
+		matches: ans.matches, detail: ans.detail}
+	if ans.body != nil {
+		e.detail += ": " + bodySnippet(f, ans.body)
 	}
 	return e
 }
 
-// answerKinds is what a failed answer means: the missing-Authorization
-// answer is unauthorized; a body that is not the envelope is unexpected
-// and what its HTTP status means; any other refusal is what its code means
-// (codeTable), or invalid when the code means nothing.
-func answerKinds(a *attempt) kind {
-	switch {
-	case a.env == nil:
-		return kindUnexpected | meaningOf(a.resp.HTTPStatus).kinds
-	case a.env.MissingAuth():
-		return kindUnauthorized
-	}
-	if k := meaningOf(a.code()).kinds; k != 0 {
-		return k
-	}
-	return kindInvalid // status false with no error code anywhere: a refusal all the same
-}
-
 // dataError is the error for an accepted answer whose data cannot be
 // read: ErrUnexpectedResponse, and for a create also ErrOutcomeUnknown (the
-// service said yes, but what it made cannot be read).
-func dataError(op, orderID string, s safety, env *wire.Envelope, resp *Response, err error, f *redact.Filter) *APIError {
-	k := kindUnexpected
-	if s != readOnly {
-		k |= kindOutcomeUnknown
-	}
+// service said yes, but what it made cannot be read), as judge read it.
+func dataError(op, orderID string, ans *answer, err error, f *redact.Filter) *APIError {
 	detail := f.Text(err.Error())
 	if _, links := err.(unsafeLinksError); !links {
-		detail += ": " + bodySnippet(f, resp.Body)
+		detail += ": " + bodySnippet(f, ans.resp.Body)
 	}
 	return &APIError{
-		Op: op, HTTPStatus: resp.HTTPStatus, StatusCode: env.StatusCode, Message: message(f, env.Msg),
-		OrderID: orderID, Response: resp, kinds: k, detail: detail,
+		Op: op, HTTPStatus: ans.httpStatus, StatusCode: ans.statusCode, Message: message(f, ans.message),
+		OrderID: orderID, Response: ans.resp, matches: ans.matches, detail: detail,
 	}
 }
 
@@ -231,20 +196,18 @@ type unsafeLinksError struct{ text string }
 
 func (e unsafeLinksError) Error() string { return e.text }
 
-// endedError is the error of a call that ended because its context did
+// contextError is the error of a call that ended because its context did
 // (during an attempt, a backoff or a rate-limit wait): the last attempt's
 // error, or a bare one when none was made, with the context's error as its
-// cause, and ErrOutcomeUnknown for a create that may have gone out.
-func endedError(op, orderID string, last *APIError, ambiguous bool, ctxErr error) *APIError {
+// cause. It matches ErrOutcomeUnknown when the last attempt's error does:
+// judge said so for a create that may have gone out.
+func contextError(op, orderID string, last *APIError, ctxErr error) *APIError {
 	e := &APIError{Op: op, OrderID: orderID}
 	if last != nil {
 		cp := *last
 		e = &cp
 	}
-	e.cause = endedCause(ctxErr, e.cause)
-	if ambiguous { // never so for the status check: decide says so
-		e.markOutcomeUnknown()
-	}
+	e.cause = contextCause(ctxErr, e.cause)
 	return e
 }
 
@@ -265,41 +228,44 @@ func waitError(orderID string, last *PaymentStatus, failed, ctxErr error) *APIEr
 		if poll.detail != "" {
 			e.detail += "; last poll: " + poll.detail
 		}
-		e.cause = endedCause(ctxErr, poll.cause)
+		e.cause = contextCause(ctxErr, poll.cause)
 	}
 	return e
 }
 
-// endedCause is the cause of what a context ended after a failure: the
+// contextCause is the cause of what a context ended after a failure: the
 // context's error and, when there was one, the failure's own cause
 // (connection refused, ...), both matchable with errors.Is.
-func endedCause(ctxErr, last error) error {
-	var both ended
+func contextCause(ctxErr, last error) error {
+	var both ctxAfterFailure
 	if errors.As(last, &both) { // a poll the context ended mid-call already says both
 		return both
 	}
 	if last == nil || errors.Is(last, ctxErr) {
 		return ctxErr
 	}
-	return ended{ctxErr, last}
+	return ctxAfterFailure{ctxErr, last}
 }
 
-type ended struct{ ctx, last error }
+// ctxAfterFailure is a context's error after a failure's own cause.
+type ctxAfterFailure struct{ ctx, last error }
 
-func (e ended) Error() string   { return e.ctx.Error() + " (last error: " + e.last.Error() + ")" }
-func (e ended) Unwrap() []error { return []error{e.ctx, e.last} }
+func (e ctxAfterFailure) Error() string {
+	return e.ctx.Error() + " (last error: " + e.last.Error() + ")"
+}
+func (e ctxAfterFailure) Unwrap() []error { return []error{e.ctx, e.last} }
 
 // amountMismatchError is the error of a wait that saw a SUCCESS for another
 // amount than expected: ErrAmountMismatch, with that status's answer.
 func amountMismatchError(st *PaymentStatus, expected Money) *APIError {
-	return statusError(st, kindAmountMismatch, "order "+strconv.Quote(st.OrderID)+" paid "+st.Amount.String()+", expected "+expected.String())
+	return statusError(st, isAmountMismatch, "order "+strconv.Quote(st.OrderID)+" paid "+st.Amount.String()+", expected "+expected.String())
 }
 
 // statusError is an error about a status the service did report: st's
-// order, message and Response, with kinds and detail.
-func statusError(st *PaymentStatus, kinds kind, detail string) *APIError {
+// order, message and Response, matching matches, with detail.
+func statusError(st *PaymentStatus, matches sentinels, detail string) *APIError {
 	e := &APIError{Op: vocab.OpCheckPaymentStatus, OrderID: st.OrderID, Message: st.Message,
-		Response: st.Response, kinds: kinds, detail: detail}
+		Response: st.Response, matches: matches, detail: detail}
 	if st.Response != nil {
 		e.HTTPStatus = st.Response.HTTPStatus
 		if env, err := wire.DecodeEnvelope(st.Response.Body); err == nil {
@@ -330,17 +296,8 @@ func namedOrderError(orderID string, err error) error {
 // unknownOrderError is the error of a wait that gave up on an unknown
 // order: ErrNotFound, with the last status check's answer.
 func unknownOrderError(st *PaymentStatus, timeout time.Duration) *APIError {
-	return statusError(st, kindNotFound, "order "+strconv.Quote(st.OrderID)+" still unknown to the service after "+
+	return statusError(st, isNotFound, "order "+strconv.Quote(st.OrderID)+" still unknown to the service after "+
 		timeout.String()+" (WithUnknownOrderTimeout)")
-}
-
-// markOutcomeUnknown makes e ErrOutcomeUnknown: a 409 after an ambiguous
-// attempt is no longer a duplicate.
-func (e *APIError) markOutcomeUnknown() {
-	if e.kinds&kindDuplicate != 0 {
-		e.detail = "the order id exists, perhaps from an earlier attempt of this call; check its status"
-	}
-	e.kinds = (e.kinds &^ kindDuplicate) | kindOutcomeUnknown
 }
 
 // ValidationError lists every problem the client found in a call's

@@ -13,7 +13,7 @@ import (
 )
 
 // memTransport answers requests in memory: the fuzz target exercises the
-// whole client path (send, decode, classify, result) without sockets.
+// whole client path (send, judge, decode, result) without sockets.
 type memTransport func(*http.Request) (*http.Response, error)
 
 func (f memTransport) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -2,7 +2,6 @@ package upicollect
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -66,70 +65,33 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // verdict is the retry decision for one failed attempt.
 type verdict struct {
 	retry bool
-	// ambiguous: this or an earlier attempt of a create may have taken
-	// effect, so the call's error is ErrOutcomeUnknown.
-	ambiguous bool
-	cost      int           // budget tokens a retry spends
-	delay     time.Duration // before the next attempt
+	cost  int           // budget tokens a retry spends
+	delay time.Duration // before the next attempt
 	// reason says why the call is retried or, when it is not, why it stops.
 	reason string
 	// limit: the call stopped although the failure was retryable.
 	limit bool
 }
 
-// decide is the retry decision, a pure function of the call's safety, the
-// policy, the failed attempt and its number n, whether an earlier one was
-// ambiguous, the time now (for a Retry-After date) and the jitter source.
-func decide(s safety, p RetryPolicy, a *attempt, n int, wasAmbiguous bool, now time.Time, jitter func() float64) verdict {
-	v := classify(s, a, n)
-	v.ambiguous = s != readOnly && (v.ambiguous || wasAmbiguous)
-	if !v.retry {
-		return v
+// retryVerdict is the retry decision, a pure function of the policy, what
+// the failed attempt means (judge's answer), its number n, the time now
+// (for a Retry-After date) and the jitter source. It reads nothing of the
+// response: judge did.
+func retryVerdict(p RetryPolicy, ans *answer, n int, now time.Time, jitter func() float64) verdict {
+	if !ans.retryable {
+		return verdict{reason: ans.reason}
 	}
 	if n >= p.MaxAttempts {
-		return verdict{ambiguous: v.ambiguous, reason: ReasonAttemptsExhausted, limit: true}
+		return verdict{reason: ReasonAttemptsExhausted, limit: true}
 	}
-	v.delay = retry.Backoff(n, p.BaseDelay, p.MaxDelay, jitter)
-	if a.answered() && (a.code() == http.StatusTooManyRequests || a.code() == http.StatusServiceUnavailable) {
-		if ra, ok := retry.ParseRetryAfter(a.resp.Header.Get("Retry-After"), now); ok {
-			if ra > p.MaxRetryAfter {
-				return verdict{ambiguous: v.ambiguous, limit: true,
-					reason: fmt.Sprintf("Retry-After %v exceeds %v", ra, p.MaxRetryAfter)}
-			}
-			v.delay = max(v.delay, ra)
+	v := verdict{retry: true, cost: ans.cost, reason: ans.reason, delay: retry.Backoff(n, p.BaseDelay, p.MaxDelay, jitter)}
+	if ra, ok := retry.ParseRetryAfter(ans.retryAfter, now); ok {
+		if ra > p.MaxRetryAfter {
+			return verdict{limit: true, reason: fmt.Sprintf("Retry-After %v exceeds %v", ra, p.MaxRetryAfter)}
 		}
+		v.delay = max(v.delay, ra)
 	}
 	return v
-}
-
-// classify says whether a failed attempt may be retried for the call's
-// safety, whether it may have taken effect, and what a retry costs: a
-// transport failure by what is known of it, an answer by codeTable.
-func classify(s safety, a *attempt, n int) verdict {
-	switch {
-	case a.resp == nil && a.neverSent:
-		return verdict{retry: true, cost: retry.RetryCost, reason: "not sent: " + shortErr(a.err)}
-	case !a.answered():
-		v := verdict{retry: s != unkeyedCreate, ambiguous: true, cost: retry.RetryCost, reason: "transport: " + shortErr(a.err)}
-		if a.timedOut {
-			v.cost, v.reason = retry.TimeoutCost, "attempt timed out"
-		}
-		return v
-	}
-	code := a.code()
-	m := meaningOf(code)
-	switch {
-	case m.transient != "":
-		return verdict{retry: m.retry[s], ambiguous: m.ambiguous, cost: retry.RetryCost,
-			reason: fmt.Sprintf("%s (%d)", m.transient, code)}
-	case a.unreadable != "":
-		// The service may have acted on a request whose answer we cannot read.
-		return verdict{ambiguous: true, reason: "not retryable"}
-	case code == http.StatusConflict && n > 1:
-		// The order id exists, perhaps from an earlier attempt of this call.
-		return verdict{ambiguous: true, reason: "not retryable"}
-	}
-	return verdict{reason: "not retryable"}
 }
 
 // shortErr is the last part of a transport error ("connection refused"),

@@ -13,9 +13,9 @@ import (
 	"github.com/upicollect/upicollect-go/internal/wire"
 )
 
-// TestDecide tables the retry decision for every safety and every kind of
-// failed attempt, on a first attempt and on a later one.
-func TestDecide(t *testing.T) {
+// TestRetryVerdict tables what judge and the retry decision make of every
+// failed attempt for every safety, on a first attempt and on a later one.
+func TestRetryVerdict(t *testing.T) {
 	t.Parallel()
 	p := RetryPolicy{MaxAttempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -43,14 +43,14 @@ func TestDecide(t *testing.T) {
 		unauth    = refusal(401, "")
 		notFound  = refusal(404, "")
 	)
-	type decideCase struct {
+	type verdictCase struct {
 		name string
 		s    safety
 		o    attempt
 		n    int
 		want want
 	}
-	tests := []decideCase{
+	tests := []verdictCase{
 		{"status never sent", readOnly, sent, 1, want{true, false, retry.RetryCost, "not sent: refused"}},
 		{"keyed never sent", keyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: refused"}},
 		{"unkeyed never sent", unkeyedCreate, sent, 1, want{true, false, retry.RetryCost, "not sent: refused"}},
@@ -88,18 +88,19 @@ func TestDecide(t *testing.T) {
 	for _, code := range []int{500, 502, 503, 504} {
 		r := fmt.Sprintf("server error (%d)", code)
 		tests = append(tests,
-			decideCase{fmt.Sprintf("status %d", code), readOnly, server(code), 1, want{true, false, retry.RetryCost, r}},
-			decideCase{fmt.Sprintf("keyed %d", code), keyedCreate, server(code), 1, want{true, true, retry.RetryCost, r}},
-			decideCase{fmt.Sprintf("unkeyed %d", code), unkeyedCreate, server(code), 1, want{false, true, retry.RetryCost, r}},
+			verdictCase{fmt.Sprintf("status %d", code), readOnly, server(code), 1, want{true, false, retry.RetryCost, r}},
+			verdictCase{fmt.Sprintf("keyed %d", code), keyedCreate, server(code), 1, want{true, true, retry.RetryCost, r}},
+			verdictCase{fmt.Sprintf("unkeyed %d", code), unkeyedCreate, server(code), 1, want{false, true, retry.RetryCost, r}},
 		)
 	}
 	// 501 and 505 are not transient.
-	tests = append(tests, decideCase{"status 501", readOnly, server(501), 1, no})
+	tests = append(tests, verdictCase{"status 501", readOnly, server(501), 1, no})
 
 	for _, tt := range tests {
-		v := decide(tt.s, p, &tt.o, tt.n, false, now, half)
+		ans := judge(tt.s, successOnly, &tt.o, tt.n, false)
+		v := retryVerdict(p, &ans, tt.n, now, half)
 		assert.Equal(t, tt.want.retry, v.retry, "%s: retry", tt.name)
-		assert.Equal(t, tt.want.ambiguous, v.ambiguous, "%s: ambiguous", tt.name)
+		assert.Equal(t, tt.want.ambiguous, ans.outcomeUnknown, "%s: ambiguous", tt.name)
 		assert.Equal(t, tt.want.reason, v.reason, "%s: reason", tt.name)
 		assert.False(t, v.limit, "%s: limit", tt.name)
 		if v.retry {
@@ -112,14 +113,14 @@ func TestDecide(t *testing.T) {
 
 		// An earlier ambiguous attempt makes every create's end ambiguous,
 		// never the status check's.
-		v = decide(tt.s, p, &tt.o, tt.n, true, now, half)
-		assert.Equal(t, tt.s != readOnly, v.ambiguous, "%s after an ambiguous attempt", tt.name)
+		ans = judge(tt.s, successOnly, &tt.o, tt.n, true)
+		assert.Equal(t, tt.s != readOnly, ans.outcomeUnknown, "%s after an ambiguous attempt", tt.name)
 	}
 }
 
-// TestDecideLimits: the last attempt, and a Retry-After beyond the cap, end
+// TestRetryVerdictLimits: the last attempt, and a Retry-After beyond the cap, end
 // retries with a visible reason; a shorter Retry-After lengthens the delay.
-func TestDecideLimits(t *testing.T) {
+func TestRetryVerdictLimits(t *testing.T) {
 	t.Parallel()
 	p := RetryPolicy{MaxAttempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -149,9 +150,11 @@ func TestDecideLimits(t *testing.T) {
 		{"Retry-After unreadable", readOnly, refusal(429, "soon"), 1, false, true, false, false, 100 * time.Millisecond, "rate limited (429)"},
 	}
 	for _, tt := range tests {
-		v := decide(tt.s, p, &tt.o, tt.n, tt.was, now, half)
-		assert.Equal(t, verdict{retry: tt.retry, ambiguous: tt.amb, limit: tt.limit, delay: tt.delay, reason: tt.reason,
+		ans := judge(tt.s, successOnly, &tt.o, tt.n, tt.was)
+		v := retryVerdict(p, &ans, tt.n, now, half)
+		assert.Equal(t, verdict{retry: tt.retry, limit: tt.limit, delay: tt.delay, reason: tt.reason,
 			cost: map[bool]int{true: retry.RetryCost}[tt.retry]}, v, tt.name)
+		assert.Equal(t, tt.amb, ans.outcomeUnknown, "%s: ambiguous", tt.name)
 	}
 }
 

@@ -3,7 +3,6 @@ package upicollect
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/upicollect/upicollect-go/internal/vocab"
@@ -45,8 +44,8 @@ func (s *PaymentStatus) Paid() bool { return s != nil && s.TxnStatus == TxnSucce
 // An answer naming another order, or a SUCCESS without a positive amount,
 // is ErrUnexpectedResponse; a refusal without a state is an *APIError, never
 // PENDING. The call is read-only, so it is retried on connection errors, timeouts,
-// 429 (honouring Retry-After), 500, 502, 503 and 504, within the retry
-// policy and budget. The context bounds the whole call, backoff included.
+// 429, 500, 502, 503 and 504 (honouring the Retry-After of a 429 or 503),
+// within the retry policy and budget. The context bounds the whole call, backoff included.
 //
 // Faults, with the default RetryPolicy:
 //   - 400: 1 attempt, then ErrInvalidRequest
@@ -66,29 +65,13 @@ func (c *Client) CheckPaymentStatus(ctx context.Context, orderID string) (*Payme
 	}
 	cl := c.newCall(op, vocab.PathPrefix+op, orderID, readOnly,
 		(&wire.StatusRequest{MID: c.creds.MID, OrderID: orderID}).Encode())
-	cl.accept = statusAnswer
+	cl.shapes = statusShapes
 	return invoke(ctx, c, cl, func(env *wire.Envelope, resp *Response) (*PaymentStatus, error) {
 		return readStatus(orderID, env, resp)
 	})
 }
 
-// statusAnswer is the status check's wire.Accept, its not-found shapes: an
-// envelope with status false is its answer when it carries a txnStatus
-// (PENDING, FAIL, ...) or is the 404 not-found shape, in a 2xx or a 404,
-// unless the body's code says something else went wrong (a 5xx with
-// statusCode 200 is a server error, not PENDING).
-func statusAnswer(env *wire.Envelope, httpStatus int) bool {
-	if httpStatus/100 != 2 && httpStatus != http.StatusNotFound {
-		return false
-	}
-	if env.TxnStatus != "" {
-		code := wire.EffectiveCode(env, httpStatus)
-		return code == http.StatusOK || code == http.StatusNotFound
-	}
-	return env.HasStatusCode && env.StatusCode == http.StatusNotFound
-}
-
-// readStatus decodes a status answer that wire.Check accepted. PENDING
+// readStatus decodes a status answer that judge accepted. PENDING
 // comes only from an explicit state or a not-found shape; an answer about
 // another order, or a SUCCESS without a positive amount, is refused.
 func readStatus(orderID string, env *wire.Envelope, resp *Response) (*PaymentStatus, error) {

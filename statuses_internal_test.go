@@ -14,10 +14,10 @@ import (
 func TestNamedOrderError(t *testing.T) {
 	assert.NoError(t, namedOrderError("o-1", nil))
 
-	named := &APIError{Op: "checkPaymentStatus", OrderID: "o-1", kinds: kindServer}
+	named := &APIError{Op: "checkPaymentStatus", OrderID: "o-1", matches: isServer}
 	assert.Same(t, named, namedOrderError("o-1", named), "already named: kept")
 
-	unnamed := &APIError{Op: "checkPaymentStatus", kinds: kindServer, cause: context.DeadlineExceeded}
+	unnamed := &APIError{Op: "checkPaymentStatus", matches: isServer, cause: context.DeadlineExceeded}
 	err := namedOrderError("o-2", unnamed)
 	var ae *APIError
 	require.ErrorAs(t, err, &ae)

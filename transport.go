@@ -31,9 +31,8 @@ var (
 	acceptJSON      = []string{"application/json"}
 )
 
-// transport makes one HTTP exchange at a time for a Client: the POST, the
-// answer read through the cap, echoed credentials removed, the envelope
-// checked.
+// transport makes one try at a time for a Client: the POST, the answer
+// read through the cap, echoed credentials removed, the envelope read.
 //
 // http.Client.Do adds, per request, a copy of the headers and the URL for
 // the redirects it might follow, and the SDK refuses redirects; so a client
@@ -69,35 +68,22 @@ func newTransport(hc *http.Client, own bool, header http.Header, timeout time.Du
 	return t
 }
 
-// attempt is what one exchange produced: an answer, or a transport error.
+// attempt is what one try produced: an answer, or a transport error. What
+// it means is judge's to say (answer.go).
 type attempt struct {
 	resp *Response // nil when no answer arrived
 	// env is the body's envelope; nil when no answer arrived or its body
 	// is not the envelope (then unreadable says why).
 	env        *wire.Envelope
-	accepted   bool // env is an answer to decode
 	unreadable string
 	err        error // transport error, body-read error included
 	neverSent  bool  // the request provably never reached the service
 	timedOut   bool  // the per-attempt timeout fired
 }
 
-// answered reports whether an answer arrived and was read whole: a refusal
-// or an unreadable body, when not accepted.
-func (a *attempt) answered() bool { return a.resp != nil && a.err == nil }
-
-// code is the status that says what a failed answer means: the body's error
-// code when it names one, the HTTP status otherwise.
-func (a *attempt) code() int {
-	if a.env != nil {
-		return wire.EffectiveCode(a.env, a.resp.HTTPStatus)
-	}
-	return a.resp.HTTPStatus
-}
-
-// exchange posts body to u once, under the per-attempt timeout, and reads
-// and checks the answer; accept is the operation's wire.Accept.
-func (t *transport) exchange(ctx context.Context, u *url.URL, body string, getBody func() (io.ReadCloser, error), accept wire.Accept) attempt {
+// try posts body to u once, under the per-attempt timeout, and reads the
+// answer's envelope.
+func (t *transport) try(ctx context.Context, u *url.URL, body string, getBody func() (io.ReadCloser, error)) attempt {
 	actx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	res, err := t.post(actx, u, body, getBody)
@@ -117,8 +103,8 @@ func (t *transport) exchange(ctx context.Context, u *url.URL, body string, getBo
 		resp.Body = resp.Body[:maxBodyBytes]
 		return attempt{resp: resp, unreadable: fmt.Sprintf("body exceeds %d bytes", maxBodyBytes)}
 	}
-	env, ok, err := wire.Check(res.StatusCode, resp.Body, accept)
-	a := attempt{resp: resp, env: env, accepted: ok}
+	env, err := wire.EnvelopeOf(res.StatusCode, resp.Body)
+	a := attempt{resp: resp, env: env}
 	switch {
 	case err != nil && res.StatusCode >= 300 && res.StatusCode < 400:
 		a.unreadable = redirectDetail(res)

@@ -54,10 +54,10 @@ func (b *Budget) Acquire(cost int) bool {
 	}
 }
 
-// Release returns n tokens, never filling above capacity. The client calls it
+// Refill returns n tokens, never filling above capacity. The client calls it
 // with the cost of a retry that then succeeded, and with SuccessRefill after
 // a first-try success. n <= 0 does nothing.
-func (b *Budget) Release(n int) {
+func (b *Budget) Refill(n int) {
 	if b.unlimited() || n <= 0 {
 		return
 	}

@@ -10,11 +10,11 @@ import (
 )
 
 func TestBudget(t *testing.T) {
-	// op is Acquire when acquire is true, else Release.
+	// op is Acquire when acquire is true, else Refill.
 	type op struct {
 		acquire bool
 		n       int
-		want    bool // Acquire's result; ignored for Release
+		want    bool // Acquire's result; ignored for Refill
 		avail   int  // Available afterwards
 	}
 	acq := func(n int, want bool, avail int) op { return op{acquire: true, n: n, want: want, avail: avail} }
@@ -50,7 +50,7 @@ func TestBudget(t *testing.T) {
 				if o.acquire {
 					assert.Equal(t, o.want, b.Acquire(o.n), "op %d: Acquire(%d)", i, o.n)
 				} else {
-					b.Release(o.n)
+					b.Refill(o.n)
 				}
 				assert.Equal(t, o.avail, b.Available(), "op %d: Available", i)
 			}
@@ -62,7 +62,7 @@ func TestBudgetNilAndZeroAreUnlimited(t *testing.T) {
 	for name, b := range map[string]*Budget{"nil": nil, "zero value": {}} {
 		t.Run(name, func(t *testing.T) {
 			assert.True(t, b.Acquire(TimeoutCost))
-			b.Release(RetryCost)
+			b.Refill(RetryCost)
 			assert.Equal(t, math.MaxInt, b.Available())
 		})
 	}
@@ -99,7 +99,7 @@ func TestBudgetConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range perG {
-				b.Release(SuccessRefill)
+				b.Refill(SuccessRefill)
 			}
 		}()
 	}
@@ -112,7 +112,7 @@ func BenchmarkBudgetAcquire(b *testing.B) {
 		bud := NewBudget(500)
 		for range b.N {
 			if bud.Acquire(RetryCost) {
-				bud.Release(RetryCost)
+				bud.Refill(RetryCost)
 			}
 		}
 	})
@@ -121,7 +121,7 @@ func BenchmarkBudgetAcquire(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if bud.Acquire(RetryCost) {
-					bud.Release(RetryCost)
+					bud.Refill(RetryCost)
 				}
 			}
 		})

@@ -7,40 +7,20 @@ import (
 	"strconv"
 )
 
-// Accept reports whether an envelope with status false is, all the same,
-// an answer the operation reads (the status check's not-found shapes).
-type Accept func(env *Envelope, httpStatus int) bool
-
-// Check reads one HTTP answer, as go-github's CheckResponse does: it
-// returns the body's envelope and whether it is an answer to decode, or,
-// for a body that is not the envelope (or a redirect), an error saying why.
-// It knows no operation; what it decides is the same for all:
-//
-//   - a redirect, or a body that is not the envelope, is unreadable;
-//   - the envelope with "message" and no statusCode is the missing-
-//     Authorization answer, whatever the HTTP status: a refusal;
-//   - an envelope with status true in a 2xx is an answer;
-//   - one with status false is an answer when accept (may be nil) says so;
-//   - anything else is a refusal, which EffectiveCode classifies.
-func Check(httpStatus int, body []byte, accept Accept) (env *Envelope, ok bool, err error) {
+// EnvelopeOf reads the envelope of one HTTP answer, or says why there is
+// none: a redirect, or a body that is not the envelope. It knows no
+// operation and judges nothing: what the envelope means (an answer, a
+// refusal, its code) is the root package's judge to say, in one place.
+func EnvelopeOf(httpStatus int, body []byte) (*Envelope, error) {
 	if httpStatus >= 300 && httpStatus < 400 {
-		return nil, false, errRedirect
+		return nil, errRedirect
 	}
-	env, err = DecodeEnvelope(body)
-	switch {
-	case err != nil:
-		return nil, false, err
-	case env.MissingAuth():
-		return env, false, nil
-	case env.Status:
-		return env, httpStatus/100 == 2, nil
-	}
-	return env, accept != nil && accept(env, httpStatus), nil
+	return DecodeEnvelope(body)
 }
 
 var errRedirect = errors.New("redirect not followed")
 
-// NotFound reports whether env, accepted as a status check's answer, is
+// NotFound reports whether e, accepted as a status check's answer, is
 // one of its not-found shapes: no payment yet.
 func (e *Envelope) NotFound() bool { return !e.Status && e.TxnStatus == "" }
 

@@ -7,37 +7,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCheck: what Check decides for every operation alike; what each
-// status means is the root package's table (TestAnswers there).
-func TestCheck(t *testing.T) {
+// TestEnvelopeOf: the envelope of an answer, or why it has none. What an
+// envelope means (an answer, a refusal, its code) is the root package's
+// judge to say (TestAnswers there, which also holds the acceptance rows
+// this table had).
+func TestEnvelopeOf(t *testing.T) {
 	t.Parallel()
-	yes := func(*Envelope, int) bool { return true }
 	tests := []struct {
 		name       string
 		http       int
 		body       string
-		accept     Accept
-		answer     bool
 		unreadable string
 	}{
-		{"success", 200, `{"status":true,"statusCode":200,"data":{}}`, nil, true, ""},
-		{"success 299", 299, `{"status":true}`, nil, true, ""},
-		{"success in a 500 is not one", 500, `{"status":true}`, yes, false, ""},
-		{"success in a 199 is not one", 199, `{"status":true}`, nil, false, ""},
-		{"refusal", 200, `{"status":false,"statusCode":409}`, nil, false, ""},
-		{"refusal accepted", 200, `{"status":false,"statusCode":404}`, yes, true, ""},
-		{"missing auth is never accepted", 200, `{"status":false,"message":"Authorization header is required"}`, yes, false, ""},
-		{"missing auth with status true", 200, `{"status":true,"message":"x"}`, nil, false, ""},
-		{"redirect", 303, `{"status":true}`, yes, false, "redirect not followed"},
-		{"redirect 300", 300, `{"status":true}`, yes, false, "redirect not followed"},
-		{"redirect 399", 399, ``, nil, false, "redirect not followed"},
-		{"400 is no redirect", 400, `{"status":true}`, nil, false, ""},
-		{"not the envelope", 404, `<html>404</html>`, yes, false, "body is not a JSON object"},
-		{"empty 200", 200, ``, nil, false, "empty body"},
+		{"success", 200, `{"status":true,"statusCode":200,"data":{}}`, ""},
+		{"success 299", 299, `{"status":true}`, ""},
+		{"success in a 500", 500, `{"status":true}`, ""},
+		{"success in a 199", 199, `{"status":true}`, ""},
+		{"refusal", 200, `{"status":false,"statusCode":409}`, ""},
+		{"missing auth", 200, `{"status":false,"message":"Authorization header is required"}`, ""},
+		{"redirect", 303, `{"status":true}`, "redirect not followed"},
+		{"redirect 300", 300, `{"status":true}`, "redirect not followed"},
+		{"redirect 399", 399, ``, "redirect not followed"},
+		{"400 is no redirect", 400, `{"status":true}`, ""},
+		{"not the envelope", 404, `<html>404</html>`, "body is not a JSON object"},
+		{"empty 200", 200, ``, "empty body"},
 	}
 	for _, tt := range tests {
-		env, ok, err := Check(tt.http, []byte(tt.body), tt.accept)
-		assert.Equal(t, tt.answer, ok, tt.name)
+		env, err := EnvelopeOf(tt.http, []byte(tt.body))
 		if tt.unreadable != "" {
 			assert.EqualError(t, err, tt.unreadable, tt.name)
 			assert.Nil(t, env, tt.name)
@@ -46,9 +42,6 @@ func TestCheck(t *testing.T) {
 		assert.NoError(t, err, tt.name)
 		assert.NotNil(t, env, tt.name)
 	}
-	var seen int
-	_, _, _ = Check(200, []byte(`{"status":false}`), func(_ *Envelope, status int) bool { seen = status; return false })
-	assert.Equal(t, 200, seen, "accept sees the HTTP status")
 }
 
 func TestEnvelopeShapes(t *testing.T) {
@@ -97,39 +90,36 @@ func TestCheckStatusOrder(t *testing.T) {
 	assert.EqualError(t, err, `the answer names another order: asked "A", answer names "B"`)
 }
 
-func TestCheckCarriesTheRefusal(t *testing.T) {
+func TestEnvelopeOfCarriesTheRefusal(t *testing.T) {
 	t.Parallel()
-	env, ok, err := Check(200, []byte(`{"status":false,"statusCode":"409","msg":"Order ID already exists"}`), nil)
+	env, err := EnvelopeOf(200, []byte(`{"status":false,"statusCode":"409","msg":"Order ID already exists"}`))
 	require.NoError(t, err)
-	require.False(t, ok)
 	assert.Equal(t, 409, env.StatusCode)
 	assert.Equal(t, "Order ID already exists", env.Msg)
-	env, ok, err = Check(401, []byte(`{"status":false,"message":"Authorization header is required"}`), nil)
+	env, err = EnvelopeOf(401, []byte(`{"status":false,"message":"Authorization header is required"}`))
 	require.NoError(t, err)
-	require.False(t, ok)
 	assert.Equal(t, 0, env.StatusCode)
 	assert.Equal(t, "Authorization header is required", env.Msg)
 }
 
-// FuzzCheck: any answer is an envelope or unreadable, never both nor
-// neither, never accepted when unreadable or a redirect, and never a panic.
-func FuzzCheck(f *testing.F) {
+// FuzzEnvelopeOf: any answer is an envelope or unreadable, never both nor
+// neither, a redirect never an envelope, and never a panic. (That an
+// unreadable answer or a redirect is never accepted is the root package's
+// FuzzJudge.)
+func FuzzEnvelopeOf(f *testing.F) {
 	for _, s := range []string{`{"status":true}`, `{"status":false,"statusCode":404}`, `{"status":false,"message":"x"}`,
 		`{"status":false,"statusCode":200,"txnStatus":"PENDING"}`, `<html>`, ``} {
-		f.Add(true, 200, []byte(s))
-		f.Add(false, 500, []byte(s))
+		f.Add(200, []byte(s))
+		f.Add(500, []byte(s))
+		f.Add(302, []byte(s))
 	}
-	f.Fuzz(func(t *testing.T, acceptAll bool, status int, body []byte) {
-		var accept Accept
-		if acceptAll {
-			accept = func(*Envelope, int) bool { return true }
-		}
-		env, ok, err := Check(status, body, accept)
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		env, err := EnvelopeOf(status, body)
 		if (env == nil) == (err == nil) {
-			t.Fatalf("Check(%d, %q) = %v, %v, %v", status, body, env, ok, err)
+			t.Fatalf("EnvelopeOf(%d, %q) = %v, %v", status, body, env, err)
 		}
-		if ok && (err != nil || status >= 300 && status < 400) {
-			t.Fatalf("Check(%d, %q) accepted an unreadable answer or a redirect", status, body)
+		if env != nil && status >= 300 && status < 400 {
+			t.Fatalf("EnvelopeOf(%d, %q) read a redirect's body", status, body)
 		}
 	})
 }
