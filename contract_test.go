@@ -59,17 +59,13 @@ var (
 	_ func(...sandbox.Option) *sandbox.Server = sandbox.New
 	// Start is called with a testing.TB as API.md shows; its parameter is
 	// sandbox.TB, the methods it uses, so the sandbox links no testing.
-	_                                                                = func(t testing.TB, opts ...sandbox.Option) *sandbox.Server { return sandbox.Start(t, opts...) }
-	_ func(*sandbox.Server) string                                   = (*sandbox.Server).URL
-	_ func(*sandbox.Server) upicollect.Credentials                   = (*sandbox.Server).Credentials
-	_ func(*sandbox.Server, ...upicollect.Option) *upicollect.Client = (*sandbox.Server).Client
-	_ func(*sandbox.Server, string) (string, error)                  = (*sandbox.Server).Pay
-	// Settle is called as API.md shows; its variadic SettleOptions (a
-	// UTR, a paid amount) are optional.
-	_ = func(s *sandbox.Server, id string, r upicollect.TxnStatus, at time.Time) error {
-		return s.Settle(id, r, at)
-	}
-	_ func(*sandbox.Server) = (*sandbox.Server).Close
+	_                                                                      = func(t testing.TB, opts ...sandbox.Option) *sandbox.Server { return sandbox.Start(t, opts...) }
+	_ func(*sandbox.Server) string                                         = (*sandbox.Server).URL
+	_ func(*sandbox.Server) upicollect.Credentials                         = (*sandbox.Server).Credentials
+	_ func(*sandbox.Server, ...upicollect.Option) *upicollect.Client       = (*sandbox.Server).Client
+	_ func(*sandbox.Server, string) (string, error)                        = (*sandbox.Server).Pay
+	_ func(*sandbox.Server, string, upicollect.TxnStatus, time.Time) error = (*sandbox.Server).Settle
+	_ func(*sandbox.Server)                                                = (*sandbox.Server).Close
 )
 
 // TestContractTypes builds every struct of API.md with all its named

@@ -315,6 +315,7 @@ const (
 	errorTypeCanceled     = "canceled"
 	errorTypeRateLimiter  = "rate_limiter"
 	errorTypeTransport    = "transport"
+	errorTypeMismatch     = "amount_mismatch"
 )
 
 // ErrorType names what kind of failure err is, in a fixed vocabulary that
@@ -322,7 +323,8 @@ const (
 // "unauthorized", "duplicate_order_id", "invalid_request", "not_found",
 // "rate_limited", "server_error", "unexpected_response", "timeout" (a
 // deadline), "canceled", "rate_limiter" (the rate limiter failed, not the
-// service) and "transport" (no answer). It returns "" for nil. What ended
+// service), "amount_mismatch" (WaitForPayment's ErrAmountMismatch: paid, for
+// another amount) and "transport" (no answer). It returns "" for nil. What ended
 // a call comes first: a call canceled after a 503 is "canceled". Outcome
 // unknown is not a type but an outcome: the type says what caused it.
 func ErrorType(err error) string {
@@ -353,6 +355,8 @@ func ErrorType(err error) string {
 		return errorTypeServer
 	case errors.Is(err, ErrUnexpectedResponse):
 		return errorTypeUnexpected
+	case errors.Is(err, ErrAmountMismatch):
+		return errorTypeMismatch
 	}
 	return errorTypeTransport
 }

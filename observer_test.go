@@ -497,6 +497,7 @@ func TestErrorType(t *testing.T) {
 	assert.Equal(t, "", upicollect.ErrorType(nil))
 	assert.Equal(t, "canceled", upicollect.ErrorType(context.Canceled))
 	assert.Equal(t, "timeout", upicollect.ErrorType(fmt.Errorf("x: %w", context.DeadlineExceeded)))
+	assert.Equal(t, "amount_mismatch", upicollect.ErrorType(fmt.Errorf("x: %w", upicollect.ErrAmountMismatch)))
 	assert.False(t, strings.Contains(upicollect.ErrorType(errors.New(testSecret)), testSecret))
 }
 

@@ -64,7 +64,7 @@ func TestRateLimitCapsConcurrentWaits(t *testing.T) {
 				upicollect.WithPollInterval(time.Millisecond, 2*time.Millisecond),
 				upicollect.WithOnPoll(func(*upicollect.PaymentStatus) {
 					if polls++; polls == 1 {
-						_ = sb.Settle(ids[i], upicollect.TxnFail, time.Time{})
+						_, _ = sb.SettleWith(ids[i], sandbox.Settlement{Result: sandbox.StatusFail})
 					}
 				}))
 		}(i)

@@ -46,7 +46,7 @@ func dashboardLedger(t *testing.T) reconcile.Store {
 	}
 	settle := func(id, result string, paise int64) {
 		t.Helper()
-		err := s.Settle(id, upicollect.TxnStatus(result), time.Time{}, sandbox.PaidAmount(upicollect.Money(paise)))
+		_, err := s.SettleWith(id, sandbox.Settlement{Result: result, PaidPaise: paise})
 		must("settling "+id, err)
 	}
 	step := func(at time.Time) {

@@ -293,7 +293,7 @@ func TestOrderList(t *testing.T) {
 		t.Fatalf("Settle(%s): %v", linkID, err)
 	}
 	for id, result := range map[string]string{ids[0]: sandbox.StatusSuccess, ids[1]: sandbox.StatusFail, long: sandbox.StatusReject} {
-		if err := s.Settle(id, upicollect.TxnStatus(result), time.Time{}); err != nil {
+		if _, err := s.SettleWith(id, sandbox.Settlement{Result: result}); err != nil {
 			t.Fatalf("Settle(%s, %s): %v", id, result, err)
 		}
 	}

@@ -90,7 +90,7 @@ func settledStatus(t *testing.T, s *Server, result string) answer {
 	t.Helper()
 	a := call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "shop-3003"))
 	require.Equal(t, 200, a.code, "%s", a.body)
-	_, err := settled(s, "shop-3003", result)
+	_, err := s.SettleWith("shop-3003", Settlement{Result: result})
 	require.NoError(t, err)
 	return call(t, s, OpCheckPaymentStatus, statusForm(s, "shop-3003"))
 }
@@ -336,13 +336,13 @@ func TestSettleRules(t *testing.T) {
 	for _, id := range []string{"i1", "i2", "i3"} {
 		require.Equal(t, 200, call(t, s, OpCreatePaymentIntent, with(intentForm(s), "order_id", id)).code)
 	}
-	_, err := settled(s, "i1", "MAYBE")
+	_, err := s.SettleWith("i1", Settlement{Result: "MAYBE"})
 	assert.ErrorIs(t, err, ErrInvalidResult)
-	_, err = settled(s, "i1", StatusSuccess, UTR("not a utr!"))
+	_, err = s.SettleWith("i1", Settlement{Result: StatusSuccess, UTR: "not a utr!"})
 	assert.ErrorIs(t, err, ErrInvalidUTR)
-	_, err = settled(s, "nope", StatusSuccess)
+	_, err = s.SettleWith("nope", Settlement{Result: StatusSuccess})
 	assert.ErrorIs(t, err, ErrOrderNotFound)
-	o, err := settled(s, "i1", StatusSuccess, UTR("AXIS0001"))
+	o, err := s.SettleWith("i1", Settlement{Result: StatusSuccess, UTR: "AXIS0001"})
 	require.NoError(t, err)
 	assert.Equal(t, "AXIS0001", o.UTR)
 	assert.Equal(t, t0, o.SettledAt)
@@ -352,7 +352,7 @@ func TestSettleRules(t *testing.T) {
 	clock.Advance(time.Minute + time.Second)
 	_, err = s.Pay("i2")
 	assert.ErrorIs(t, err, ErrIntentExpired)
-	o, err = settled(s, "i2", StatusReject)
+	o, err = s.SettleWith("i2", Settlement{Result: StatusReject})
 	require.NoError(t, err, "an expired intent can still be rejected")
 	assert.Empty(t, o.UTR)
 

@@ -57,7 +57,7 @@ func TestSDKAgainstEveryShape(t *testing.T) {
 			link0, err := c.CreatePaymentLink(ctx, &upicollect.LinkParams{Amount: upicollect.Rupees(2), Note: "n", Customer: sdkCustomer})
 			require.NoError(t, err)
 			id := link0.URL[strings.LastIndexByte(link0.URL, '/')+1:]
-			_, err = settled(s, id, StatusSuccess, PaidAmount(108))
+			_, err = s.SettleWith(id, Settlement{Result: StatusSuccess, PaidPaise: 108})
 			require.NoError(t, err)
 			st, err = c.CheckPaymentStatus(ctx, id)
 			require.NoError(t, err)

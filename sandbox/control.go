@@ -27,11 +27,12 @@ func (s *Service) serveOrder(w http.ResponseWriter, r *http.Request) {
 	writeValue(w, http.StatusOK, o)
 }
 
-// servePay answers POST /sandbox/orders/{order_id}/pay, Settle over HTTP:
-// form result (SUCCESS, FAIL or REJECT; required), optional utr (UTR),
-// optional amount (PaidAmount, in rupees: "1.08") and optional after (a
-// Go duration: Settle at that much sandbox time from now, answered 202;
-// without it, the payer's choice now). With return=page (the hosted
+// servePay answers POST /sandbox/orders/{order_id}/pay, settle over
+// HTTP: form result (SUCCESS, FAIL or REJECT; required), optional utr,
+// optional amount (the paid amount, in rupees: "1.08") and optional after
+// (a Go duration: the bank's outcome at that much sandbox time from now,
+// as Settle, answered 202; without it, the payer's choice now, as
+// SettleWith). With return=page (the hosted
 // page's buttons) it answers 303: an intent to its redirect_url exactly
 // as given, other orders back to their page.
 func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request) {
@@ -45,14 +46,14 @@ func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request)
 		return
 	}
 	result := upicollect.TxnStatus(strings.ToUpper(f["result"]))
-	opts := []SettleOption{UTR(f["utr"])}
+	c := ScheduledChange{Result: string(result), UTR: f["utr"]}
 	if a, ok := f["amount"]; ok {
 		p, ok := parseRupees(a)
 		if !ok || p <= 0 || p > maxOrderPaise {
 			writeValue(w, http.StatusBadRequest, controlError{ErrInvalidAmount.Error()})
 			return
 		}
-		opts = append(opts, PaidAmount(upicollect.Money(p)))
+		c.PaidPaise = p
 	}
 	code, at := http.StatusOK, time.Time{}
 	if a, ok := f["after"]; ok {
@@ -63,7 +64,8 @@ func (s *Service) servePay(w http.ResponseWriter, r *http.Request, req *request)
 		}
 		code, at = http.StatusAccepted, s.now().Add(d)
 	}
-	o, err := s.settle(id, result, at, opts)
+	c.At = at
+	o, err := s.settle(id, c, !at.IsZero())
 	if err != nil {
 		code := settleErrorStatus(err)
 		if f["return"] == "page" && code != http.StatusNotFound {

@@ -87,8 +87,8 @@
 //	{"status":true,"statusCode":200,"txnStatus":"SUCCESS","msg":"Transaction is successful",
 //	 "data":{"amount":499,"UTR":"<12 digits>","order_id":"…"}}
 //
-// with amount a JSON number in rupees (499, or 1.08 after Settle with
-// PaidAmount(108)), never through a float.
+// with amount a JSON number in rupees (499, or 1.08 after SettleWith with
+// Settlement{PaidPaise: 108}), never through a float.
 //
 // # Hosted checkout
 //
@@ -109,17 +109,19 @@
 //
 // # Orders and sandbox time
 //
-// Orders start PENDING. Settle(id, result, at) is the one way an order
-// settles; Pay(id) is its shorthand for SUCCESS now. Without a time (a
-// zero at; over HTTP, the pay endpoint without after; the hosted page's
-// buttons) it is the payer's choice at the checkout: a PENDING order
-// moves to SUCCESS, FAIL or REJECT at once, and a final state stays final
-// for the payer (ErrOrderSettled). An intent cannot be paid after its
-// expiry (ErrIntentExpired) but can still fail or be rejected.
+// Orders start PENDING, and every change of state goes one way through
+// the sandbox, with two faces. The payer's choice at the checkout
+// (SettleWith(id, Settlement{…}), Pay(id) its shorthand for SUCCESS; over
+// HTTP, the pay endpoint without after; the hosted page's buttons): a
+// PENDING order moves to SUCCESS, FAIL or REJECT at once, and a final
+// state stays final for the payer (ErrOrderSettled). An intent cannot be
+// paid after its expiry (ErrIntentExpired) but can still fail or be
+// rejected.
 //
-// With a time it is the bank's outcome, which may come later, and may
-// change: Settle(id, result, at) schedules a state change at sandbox time
-// at, and the pay endpoint's after does the same from HTTP. A FAIL or REJECT may later become
+// The bank's outcome, which may come later, and may change:
+// Settle(id, result, at) schedules a state change at sandbox time at (at
+// not after now means now), and the pay endpoint's after does the same
+// from HTTP. A FAIL or REJECT may later become
 // SUCCESS, as a bank's late authorisation does (a large Indian gateway
 // keeps polling for three days for it); SUCCESS is final. Until its time
 // a change is listed in Order.Scheduled, by GET /sandbox/orders and on the
@@ -153,8 +155,8 @@
 //	GET    /sandbox/qr/{order_id}.png     QR code (PNG) of the order's upi://pay link
 //	GET    /sandbox/orders                every order, oldest first (JSON array of Order)
 //	GET    /sandbox/orders/{order_id}     one order (JSON; 404 {"error":…})
-//	POST   /sandbox/orders/{order_id}/pay Settle: form result=SUCCESS|FAIL|REJECT (required), optional utr
-//	                                      (UTR), amount (PaidAmount, in rupees: "1.08") and after (Settle's
+//	POST   /sandbox/orders/{order_id}/pay settle: form result=SUCCESS|FAIL|REJECT (required), optional utr,
+//	                                      amount (the paid amount, in rupees: "1.08") and after (Settle's
 //	                                      time from now, a Go duration, "90s", "26h"; absent: the payer now)
 //	GET    /sandbox/clock                 the sandbox's time: {"now":"2025-01-15T10:00:00.000000000Z"}
 //	                                      (RFC 3339 with nanoseconds)

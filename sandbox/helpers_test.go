@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	upicollect "github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/internal/testkit/rawhttp"
 )
 
@@ -155,11 +154,4 @@ func golden(t *testing.T, s *Server, name string, a answer) {
 	want, err := os.ReadFile(path)
 	require.NoError(t, err, "run go test -update to create %s", path)
 	require.Equal(t, string(want), buf.String(), "golden %s", path)
-}
-
-// settled is Settle now (the payer's choice) with the order as it then is.
-func settled(s *Server, id, result string, opts ...SettleOption) (Order, error) {
-	err := s.Settle(id, upicollect.TxnStatus(result), time.Time{}, opts...)
-	o, _ := s.Order(id)
-	return o, err
 }

@@ -108,9 +108,9 @@ func TestSettleRefusals(t *testing.T) {
 	require.NoError(t, s.Settle("i1", upicollect.TxnSuccess, clock.Now()), "a late authorisation after the expiry")
 	o, _ = s.Order("i1")
 	assert.Equal(t, StatusSuccess, o.Status)
-	_, err := settled(s, "i3", StatusFail)
+	_, err := s.SettleWith("i3", Settlement{Result: StatusFail})
 	require.NoError(t, err)
-	_, err = settled(s, "i3", StatusSuccess)
+	_, err = s.SettleWith("i3", Settlement{Result: StatusSuccess})
 	assert.ErrorIs(t, err, ErrOrderSettled, "the payer's own choice stays final; only the bank's outcome turns FAIL into SUCCESS")
 
 	clock.Advance(time.Hour)

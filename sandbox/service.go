@@ -148,72 +148,64 @@ func (s *Service) baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// Pay is Settle's shorthand for the payer paying at the checkout now:
-// Settle(orderID, upicollect.TxnSuccess, time.Time{}) with a generated
-// 12-digit UTR, which it returns.
+// Pay settles a PENDING order as SUCCESS now, with a generated 12-digit
+// UTR, and returns the UTR: the payer paying at the checkout, SettleWith's
+// shorthand.
 func (s *Service) Pay(orderID string) (utr string, err error) {
-	o, err := s.settle(orderID, upicollect.TxnSuccess, time.Time{}, nil)
+	o, err := s.SettleWith(orderID, Settlement{Result: StatusSuccess})
 	return o.UTR, err
 }
 
-// Settle is the one way an order's state changes: to result (SUCCESS,
-// FAIL or REJECT), at an optional sandbox time (WithClock's clock).
+// Settlement says how SettleWith ends an order.
+type Settlement struct {
+	Result string // StatusSuccess, StatusFail or StatusReject
+	UTR    string // "" for a generated one on SUCCESS
+	// PaidPaise, if non-zero, is the amount the status check reports
+	// instead of the order's own: how to make the service answer a
+	// decimal amount such as 1.08 (108).
+	PaidPaise int64
+}
+
+// SettleWith moves a PENDING order to st.Result now, as the payer's
+// choice at the checkout does, and returns the order as it then is. It
+// fails with ErrOrderNotFound, ErrOrderSettled (a final state stays final
+// for the payer; only Settle's bank outcome may turn FAIL or REJECT into
+// SUCCESS), ErrInvalidResult, ErrInvalidUTR, ErrInvalidAmount (PaidPaise
+// out of range) or ErrIntentExpired (paying an intent after its expiry).
+// HTTP: POST /sandbox/orders/{order_id}/pay without after.
+func (s *Service) SettleWith(orderID string, st Settlement) (Order, error) {
+	return s.settle(orderID, ScheduledChange{Result: st.Result, UTR: st.UTR, PaidPaise: st.PaidPaise}, false)
+}
+
+// Settle schedules the bank's outcome result for the order at sandbox
+// time at (WithClock's clock; at not after now means now). From then on
+// the status check, Order, Orders and the hosted pages report it; before,
+// they show it under Order.Scheduled. A FAIL or REJECT may later become
+// SUCCESS, as a bank's late authorisation does, so a test can schedule
+// FAIL in a minute and SUCCESS in five hours; SUCCESS is final. A SUCCESS
+// gets a generated UTR. An intent's expiry bounds when the payer can
+// start paying, not when the bank answers: Settle refuses SUCCESS for an
+// intent that expired unpaid before now (ErrIntentExpired), not one
+// whose payment settles after its expiry.
 //
-// With a zero at it is the payer's choice at the checkout, now, as the
-// hosted page's buttons make it: only a PENDING order moves
-// (ErrOrderSettled otherwise: a final state stays final for the payer),
-// and an intent cannot be paid after its expiry (ErrIntentExpired) but
-// can still fail or be rejected.
-//
-// With a non-zero at it is the bank's outcome, which may come later and
-// may change: from at on (at not after now means now) the status check,
-// Order, Orders and the hosted pages report it; before, they show it
-// under Order.Scheduled. A FAIL or REJECT may later become SUCCESS, as a
-// bank's late authorisation does, so a test can schedule FAIL in a minute
-// and SUCCESS in five hours; SUCCESS is final. An intent's expiry bounds
-// when the payer can start paying, not when the bank answers: Settle
-// refuses SUCCESS for an intent that expired unpaid before now
-// (ErrIntentExpired), not one whose payment settles after its expiry. A
-// change that does not fit the order's states up to at (SUCCESS before
-// it, or a change after it that would no longer be allowed) fails with
-// ErrOrderSettled.
-//
-// A SUCCESS gets a generated UTR unless the UTR option gives one;
-// PaidAmount makes the status check report another amount. It also
-// fails with ErrOrderNotFound, ErrInvalidResult, ErrInvalidUTR or
-// ErrInvalidAmount. HTTP: POST /sandbox/orders/{order_id}/pay, whose
-// form fields utr and amount are these options and after is at.
-func (s *Service) Settle(orderID string, result upicollect.TxnStatus, at time.Time, opts ...SettleOption) error {
-	_, err := s.settle(orderID, result, at, opts)
+// It fails with ErrOrderNotFound, ErrInvalidResult, ErrIntentExpired, or
+// ErrOrderSettled when the change does not fit the order's states up to
+// at (SUCCESS before it, or a change after it that would no longer be
+// allowed). HTTP: POST /sandbox/orders/{order_id}/pay with after.
+func (s *Service) Settle(orderID string, result upicollect.TxnStatus, at time.Time) error {
+	_, err := s.settle(orderID, ScheduledChange{Result: string(result), At: at}, true)
 	return err
 }
 
-// SettleOption adds a detail to Settle's change.
-type SettleOption func(*ScheduledChange)
-
-// UTR makes a SUCCESS report utr (1 to 35 letters or digits) as its bank
-// reference instead of a generated one.
-func UTR(utr string) SettleOption {
-	return func(c *ScheduledChange) { c.UTR = utr }
-}
-
-// PaidAmount makes the status check report amount as paid instead of the
-// order's own amount: how to make the service answer a decimal amount
-// such as 1.08 (PaidAmount(108)).
-func PaidAmount(amount upicollect.Money) SettleOption {
-	return func(c *ScheduledChange) { c.PaidPaise = int64(amount) }
-}
-
-// settle is Settle, answering the order as it then is.
-func (s *Service) settle(orderID string, result upicollect.TxnStatus, at time.Time, opts []SettleOption) (Order, error) {
-	c := ScheduledChange{Result: string(result), At: at}
-	for _, o := range opts {
-		o(&c)
-	}
+// settle is the one path by which an order's state changes: the payer's
+// choice now (SettleWith, Pay, the pay endpoint without after) or the
+// bank's outcome at c.At (Settle, the pay endpoint with after). It answers
+// the order as it then is.
+func (s *Service) settle(orderID string, c ScheduledChange, bank bool) (Order, error) {
 	if err := checkChange(c); err != nil {
 		return Order{}, err
 	}
-	if at.IsZero() {
+	if !bank {
 		return s.store.settleNow(orderID, c, s.now(), s.newUTR)
 	}
 	if c.UTR == "" && c.Result == StatusSuccess {

@@ -40,7 +40,7 @@ func TestVariantsGolden(t *testing.T) {
 			a := call(t, s, OpCreatePaymentRequest, with(requestForm(s), "order_id", "v-1"))
 			require.Equal(t, 200, a.code)
 			if tt.result != "" {
-				_, err := settled(s, "v-1", tt.result)
+				_, err := s.SettleWith("v-1", Settlement{Result: tt.result})
 				require.NoError(t, err)
 			}
 			a = call(t, s, OpCheckPaymentStatus, statusForm(s, "v-1"))
@@ -138,7 +138,7 @@ var variantProbes = map[string]func(t *testing.T, s *Server) bool{
 func freshStatus(t *testing.T, s *Server, result string) map[string]any {
 	t.Helper()
 	id := call(t, s, OpCreatePaymentRequest, requestForm(s)).json(t)["data"].(map[string]any)["orderId"].(string)
-	_, err := settled(s, id, result)
+	_, err := s.SettleWith(id, Settlement{Result: result})
 	require.NoError(t, err)
 	return call(t, s, OpCheckPaymentStatus, statusForm(s, id)).json(t)
 }
@@ -245,7 +245,7 @@ func TestDecimalPaidAmount(t *testing.T) {
 			s := fixed(t, WithVariant(tt.variants...))
 			require.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
 			id := s.Orders()[0].OrderID
-			o, err := settled(s, id, StatusSuccess, PaidAmount(108))
+			o, err := s.SettleWith(id, Settlement{Result: StatusSuccess, PaidPaise: 108})
 			require.NoError(t, err)
 			assert.Equal(t, int64(108), o.PaidPaise)
 			golden(t, s, tt.name, call(t, s, OpCheckPaymentStatus, statusForm(s, id)))
@@ -253,9 +253,9 @@ func TestDecimalPaidAmount(t *testing.T) {
 	}
 	s := fixed(t)
 	require.Equal(t, 200, call(t, s, OpCreatePaymentLink, linkForm(s)).code)
-	_, err := settled(s, s.Orders()[0].OrderID, StatusSuccess, PaidAmount(maxOrderPaise+1))
+	_, err := s.SettleWith(s.Orders()[0].OrderID, Settlement{Result: StatusSuccess, PaidPaise: maxOrderPaise + 1})
 	assert.ErrorIs(t, err, ErrInvalidAmount)
-	o, err := settled(s, s.Orders()[0].OrderID, StatusSuccess, PaidAmount(maxOrderPaise))
+	o, err := s.SettleWith(s.Orders()[0].OrderID, Settlement{Result: StatusSuccess, PaidPaise: maxOrderPaise})
 	require.NoError(t, err, "100000 rupees is the most, and allowed")
 	assert.Equal(t, int64(maxOrderPaise), o.PaidPaise)
 }

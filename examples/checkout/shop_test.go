@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	upicollect "github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -246,7 +245,7 @@ func TestReturnShowsNothingMisleading(t *testing.T) {
 func TestReturnAmountMismatchNotCredited(t *testing.T) {
 	s, srv, sb := newTestShop(t)
 	id, _ := hostedCheckout(t, srv, sb)
-	err := sb.Settle(id, upicollect.TxnSuccess, time.Time{}, sandbox.PaidAmount(100))
+	_, err := sb.SettleWith(id, sandbox.Settlement{Result: sandbox.StatusSuccess, PaidPaise: 100})
 	require.NoError(t, err)
 	code, body := get(t, srv.URL+"/return?ref="+url.QueryEscape(id))
 	assert.Equal(t, http.StatusConflict, code)

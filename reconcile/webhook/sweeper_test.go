@@ -170,7 +170,7 @@ func TestSenderToReceiveThroughSweeper(t *testing.T) {
 	require.NoError(t, sb.Settle(late.ID, upicollect.TxnSuccess, t0.Add(5*time.Hour)))
 	never := create("never")
 	short := create("paid-less")
-	err = sb.Settle(short.ID, upicollect.TxnSuccess, time.Time{}, sandbox.PaidAmount(100))
+	_, err = sb.SettleWith(short.ID, sandbox.Settlement{Result: sandbox.StatusSuccess, PaidPaise: 100})
 	require.NoError(t, err)
 	refused := create("refused-once")
 	require.NoError(t, sb.Settle(refused.ID, upicollect.TxnSuccess, t0.Add(3*time.Minute)))

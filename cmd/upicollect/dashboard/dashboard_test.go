@@ -57,7 +57,7 @@ func shopLedger(t *testing.T) (reconcile.Store, *sandbox.Server) {
 		require.NoError(t, sw.Track(ctx, reconcile.Order{ID: id, Amount: amount, Created: created}), id)
 	}
 	settle := func(id, result string, paise int64) {
-		err := s.Settle(id, upicollect.TxnStatus(result), time.Time{}, sandbox.PaidAmount(upicollect.Money(paise)))
+		_, err := s.SettleWith(id, sandbox.Settlement{Result: result, PaidPaise: paise})
 		require.NoError(t, err, id)
 	}
 	step := func(at time.Time) {

@@ -34,9 +34,6 @@ const (
 	KindRefused       = "refused" // the service answered, with no sentinel the SDK names
 	KindFailure       = "failure"
 	KindPaymentFailed = "payment_failed"
-	// KindAmountMismatch is upicollect.ErrAmountMismatch: the SDK's
-	// ErrorType has no word for it.
-	KindAmountMismatch = "amount_mismatch"
 )
 
 // SDK words the command line uses by name.
@@ -50,6 +47,9 @@ var (
 	// KindOutcomeUnknown is the SDK's word for a create that may or may
 	// not have taken effect.
 	KindOutcomeUnknown = string(upicollect.OutcomeUnknown)
+	// KindAmountMismatch is the SDK's word for a payment of another amount
+	// than the one expected (upicollect.ErrAmountMismatch).
+	KindAmountMismatch = upicollect.ErrorType(upicollect.ErrAmountMismatch)
 	// KindTimeout is the SDK's word for a deadline that passed.
 	KindTimeout = upicollect.ErrorType(context.DeadlineExceeded)
 	// KindTransport is the SDK's word for a call that got no answer (the

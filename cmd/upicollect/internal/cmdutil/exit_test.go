@@ -61,8 +61,8 @@ func TestStatusExit(t *testing.T) {
 // and an error without an answer is the SDK's "transport".
 func TestKindsAreTheSDKs(t *testing.T) {
 	for _, m := range sdkExits {
-		if m.err == upicollect.ErrOutcomeUnknown || m.err == upicollect.ErrAmountMismatch {
-			continue // an outcome, not an ErrorType; amount_mismatch has no SDK word
+		if m.err == upicollect.ErrOutcomeUnknown {
+			continue // an outcome, not an ErrorType
 		}
 		_, kind := ExitFor(m.err)
 		assert.Equal(t, upicollect.ErrorType(m.err), kind, "%v", m.err)
@@ -71,4 +71,5 @@ func TestKindsAreTheSDKs(t *testing.T) {
 	assert.Equal(t, string(upicollect.OutcomeUnknown), kind)
 	assert.Equal(t, "transport", KindTransport)
 	assert.Equal(t, "timeout", KindTimeout)
+	assert.Equal(t, "amount_mismatch", KindAmountMismatch)
 }
