@@ -2,6 +2,7 @@ package upicollect
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"sync"
 )
@@ -29,6 +30,21 @@ func WithConcurrency(n int) BatchOption {
 	}
 }
 
+// OrderIDOf returns the order a pair yielded by CheckPaymentStatuses is
+// about: the status's OrderID, or else the OrderID of the *APIError the
+// error is (every error the batch yields is one). It returns "" for a pair
+// with neither, which the batch never yields.
+func OrderIDOf(st *PaymentStatus, err error) string {
+	if st != nil {
+		return st.OrderID
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.OrderID
+	}
+	return ""
+}
+
 // checked is one order's outcome as the batch hands it over.
 type checked struct {
 	status *PaymentStatus
@@ -40,7 +56,8 @@ type checked struct {
 // completion order, not input order. Each yielded pair has exactly one of
 // its values set: a *PaymentStatus, or an *APIError whose OrderID names the
 // order (an order id that fails validation too: the error then also
-// matches ErrValidation and wraps the *ValidationError).
+// matches ErrValidation and wraps the *ValidationError); OrderIDOf reads
+// the order of either.
 //
 // API: POST /v1/payments/checkPaymentStatus, once per order
 //

@@ -2,6 +2,7 @@ package upicollect_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -231,6 +232,7 @@ func TestCheckPaymentStatusesNamesTheOrderInEveryError(t *testing.T) {
 		var ae *upicollect.APIError
 		require.ErrorAs(t, err, &ae)
 		assert.Equal(t, "checkPaymentStatus", ae.Op)
+		assert.Equal(t, ae.OrderID, upicollect.OrderIDOf(st, err))
 		got[ae.OrderID] = err
 	}
 	require.Len(t, got, len(ids))
@@ -249,6 +251,27 @@ func TestCheckPaymentStatusesNamesTheOrderInEveryError(t *testing.T) {
 	}
 	assert.Equal(t, 2, srv.Count(), "only the valid ids were sent")
 	c.CloseIdleConnections()
+}
+
+// TestOrderIDOf: the order of a status, else of the error's *APIError,
+// else none.
+func TestOrderIDOf(t *testing.T) {
+	tests := []struct {
+		name string
+		st   *upicollect.PaymentStatus
+		err  error
+		want string
+	}{
+		{"a status", &upicollect.PaymentStatus{OrderID: "ord-1"}, nil, "ord-1"},
+		{"a wrapped APIError", nil, fmt.Errorf("x: %w", &upicollect.APIError{OrderID: "ord-2"}), "ord-2"},
+		{"another error", nil, errors.New("x"), ""},
+		{"neither", nil, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, upicollect.OrderIDOf(tt.st, tt.err))
+		})
+	}
 }
 
 // TestCheckPaymentStatusesGoesThroughTheRateLimiter runs a batch on a client

@@ -155,7 +155,7 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 		quiet   []Outcome
 	)
 	for st, err := range s.client.CheckPaymentStatuses(ctx, slices.Values(ids), upicollect.WithConcurrency(s.opts.concurrency)) {
-		id := orderOf(st, err)
+		id := upicollect.OrderIDOf(st, err)
 		l, ok := open[id]
 		if !ok { // the client names every order it was given
 			continue
@@ -586,18 +586,6 @@ func runWait(now, next time.Time, limit time.Duration) time.Duration {
 		return limit
 	}
 	return min(max(limit/5, next.Sub(now)), limit)
-}
-
-// orderOf returns the order a batch result is about.
-func orderOf(st *upicollect.PaymentStatus, err error) string {
-	if st != nil {
-		return st.OrderID
-	}
-	var ae *upicollect.APIError
-	if errors.As(err, &ae) {
-		return ae.OrderID
-	}
-	return ""
 }
 
 // finalState is ev for the client's Observer (the time to a final state

@@ -49,7 +49,7 @@ func fromFile(opts *StatusOptions, c *upicollect.Client) error {
 			line.JSON = ToJSON(st)
 		} else {
 			code, kind := cmdutil.Classify(opts.Ctx, err)
-			line.OrderID = orderOf(err)
+			line.OrderID = upicollect.OrderIDOf(nil, err)
 			line.Error = &cmdutil.ErrorBody{Kind: kind, Message: cmdutil.ErrorMessage(nil, err)}
 			if first == nil {
 				first = &cmdutil.ExitError{Code: code, Kind: kind}
@@ -78,17 +78,6 @@ func fromFile(opts *StatusOptions, c *upicollect.Client) error {
 		return fmt.Errorf("--from-file: %w", *readErr)
 	}
 	return first
-}
-
-// orderOf is the order an error from CheckPaymentStatuses names: the
-// *upicollect.APIError's OrderID (the SDK's batch gives no order id of its
-// own with an error).
-func orderOf(err error) string {
-	var ae *upicollect.APIError
-	if errors.As(err, &ae) {
-		return ae.OrderID
-	}
-	return ""
 }
 
 // openIDs opens the list of order ids; total is its number of lines when
