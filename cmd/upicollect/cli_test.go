@@ -21,6 +21,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -135,7 +136,7 @@ func cli(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr iostreams.SyncBuffer
 	code := runCLI(ctx, env, strings.NewReader(stdin), &stdout, &stderr, args...)
 	require.NoError(t, ctx.Err(), "run %v did not end within %s", args, cliTimeout)
 	return result{stdout.String(), stderr.String(), code}
@@ -145,7 +146,7 @@ func cli(t *testing.T, env []string, stdin string, args ...string) result {
 // server or a sweeper runs until Ctrl-C.
 type background struct {
 	stdout *bufio.Reader
-	stderr *syncBuffer
+	stderr *iostreams.SyncBuffer
 	rest   chan string // what stdout printed after interrupt
 	cancel context.CancelFunc
 	done   chan int
@@ -156,7 +157,7 @@ type background struct {
 func runInBackground(env []string, stdin io.Reader, args ...string) *background {
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
-	b := &background{stdout: bufio.NewReader(outR), stderr: &syncBuffer{}, rest: make(chan string, 1),
+	b := &background{stdout: bufio.NewReader(outR), stderr: &iostreams.SyncBuffer{}, rest: make(chan string, 1),
 		cancel: cancel, done: make(chan int, 1), pipe: outR}
 	go func() {
 		b.done <- runCLI(ctx, env, stdin, outW, b.stderr, args...)

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/sandbox"
 	"github.com/upicollect/upicollect-go/upilink"
 )
@@ -121,7 +122,7 @@ func droppingServer(t *testing.T) string {
 }
 
 // startCLI starts the binary and returns it with a reader of its stdout.
-func startCLI(t *testing.T, env []string, args ...string) (*exec.Cmd, *bufio.Reader, *syncBuffer) {
+func startCLI(t *testing.T, env []string, args ...string) (*exec.Cmd, *bufio.Reader, *iostreams.SyncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	t.Cleanup(cancel)
@@ -129,7 +130,7 @@ func startCLI(t *testing.T, env []string, args ...string) (*exec.Cmd, *bufio.Rea
 	cmd.Env = append(cleanEnv(), env...)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	stderr := &syncBuffer{}
+	stderr := &iostreams.SyncBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	return cmd, bufio.NewReader(out), stderr

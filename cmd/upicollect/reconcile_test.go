@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 	"github.com/upicollect/upicollect-go/reconcile/webhook"
 	"github.com/upicollect/upicollect-go/sandbox"
@@ -29,7 +30,7 @@ func cliAt(t *testing.T, now time.Time, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr iostreams.SyncBuffer
 	a := newFactory(ctx, strings.NewReader(""), envFunc(env), &stdout, &stderr)
 	a.IOStreams.Now = func() time.Time { return now }
 	code := root.Execute(a, args)

@@ -14,13 +14,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
 // runningSandbox is `upicollect sandbox` started by a test.
 type runningSandbox struct {
 	info   sandboxInfo
-	stderr *syncBuffer
+	stderr *iostreams.SyncBuffer
 	stop   func() int // ends the command and returns its exit code
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -112,7 +113,7 @@ func TestStatusFromFileErrors(t *testing.T) {
 // count and the rate (on the run's clock), and a summary at the end.
 func TestStatusFromFileProgress(t *testing.T) {
 	_, env, path := batchSandbox(t)
-	var stdout, stderr syncBuffer
+	var stdout, stderr iostreams.SyncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
 	a := newFactory(ctx, strings.NewReader(""), envFunc(env), &stdout, &stderr)
@@ -179,7 +180,7 @@ func TestStatusFromFileSharedTerminal(t *testing.T) {
 		{"stdout redirected", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var term, file syncBuffer
+			var term, file iostreams.SyncBuffer
 			ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 			defer cancel()
 			stdout := &file

@@ -1,13 +1,12 @@
 package wait
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 )
 
 func TestSpinnerFrame(t *testing.T) {
@@ -33,7 +32,7 @@ func TestFormatElapsed(t *testing.T) {
 // TestSpinnerStops draws at least one frame, takes status updates and
 // clears its line on stop.
 func TestSpinnerStops(t *testing.T) {
-	var buf syncBuffer
+	var buf iostreams.SyncBuffer
 	sp := startSpinner(&buf, "ORD9", false)
 	sp.setStatus("PENDING")
 	done := make(chan struct{})
@@ -56,23 +55,4 @@ func TestMaxWaitFor(t *testing.T) {
 	assert.Equal(t, untilInterrupted, maxWaitFor(0))
 	assert.Greater(t, maxWaitFor(0), 50*365*24*time.Hour)
 	assert.True(t, time.Now().Add(maxWaitFor(0)).After(time.Now()), "no overflow")
-}
-
-// syncBuffer is a bytes.Buffer that the spinner's goroutine may write
-// while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
