@@ -1,5 +1,8 @@
 package sqlstore
 
+// PruneBatch is how many orders one Prune transaction deletes.
+const PruneBatch = pruneBatch
+
 // Statements returns the store's statements on d by name, as they are
 // sent (the lease statement for a batch of 1000), for the query plan
 // tests.
