@@ -104,7 +104,7 @@ func startSandbox(t *testing.T) (*sandbox.Server, map[string]string) {
 
 // run is one in-process run of `wait args`.
 type run struct {
-	stdout, stderr syncBuffer
+	stdout, stderr iostreams.SyncBuffer
 	err            error
 	code           int
 	kind           string
@@ -319,12 +319,12 @@ func TestLastCheckFailure(t *testing.T) {
 
 // signalWriter sends on wrote after each write.
 type signalWriter struct {
-	syncBuffer
+	iostreams.SyncBuffer
 	wrote chan struct{}
 }
 
 func (w *signalWriter) Write(p []byte) (int, error) {
-	n, err := w.syncBuffer.Write(p)
+	n, err := w.SyncBuffer.Write(p)
 	select {
 	case w.wrote <- struct{}{}:
 	default:
