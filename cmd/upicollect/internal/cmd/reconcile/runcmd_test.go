@@ -428,3 +428,13 @@ func TestBoundedBufferEdges(t *testing.T) {
 		assert.Equal(t, tt.want, b.String(), "%q", tt.writes)
 	}
 }
+
+// TestRunDeliveryMayTakeItsTimeout: a delivery may use the whole of
+// --deliver-timeout: the sweeper's own bound on it is longer.
+func TestRunDeliveryMayTakeItsTimeout(t *testing.T) {
+	re := newRunEnv(t)
+	re.order(t, "ORD-1", 499, sandbox.StatusSuccess)
+	stdout, stderr, err := re.run(context.Background(), "--once", "--deliver-timeout", "5.1s", "--deliver", "exec:sleep 1")
+	require.NoError(t, err, stderr)
+	assert.True(t, strings.HasPrefix(stdout, "paid      ORD-1  expected ₹499.00"), stdout)
+}
