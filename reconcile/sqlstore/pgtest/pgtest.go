@@ -150,14 +150,9 @@ func (s *Server) init() error {
 	if err := s.run(ctx, "initdb", "-D", s.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-locale"); err != nil {
 		return err
 	}
-	f := filepath.Join(s.data(), "pg_hba.conf")
-	if err := os.WriteFile(f, []byte(hba), 0o600); err != nil {
-		return err
-	}
-	if s.cred != nil {
-		return os.Chown(f, int(s.cred.Uid), int(s.cred.Gid))
-	}
-	return nil
+	// initdb wrote pg_hba.conf as the server's user: writing over it
+	// keeps that owner, and its mode.
+	return os.WriteFile(filepath.Join(s.data(), "pg_hba.conf"), []byte(hba), 0o600)
 }
 
 // start starts the cluster on a free port (the one it had, on a restart).
