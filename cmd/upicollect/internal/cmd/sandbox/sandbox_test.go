@@ -196,7 +196,9 @@ func post(t *testing.T, s *sandbox.Server, op string, form url.Values) int {
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth(testCreds.PublicKey, testCreds.SecretKey)
-	resp, err := s.HTTPClient().Do(req)
+	client := s.HTTPClient()
+	client.Timeout = 30 * time.Second
+	resp, err := client.Do(req)
 	require.NoError(t, err)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
@@ -260,7 +262,9 @@ func TestSandboxOptions(t *testing.T) {
 	})
 	t.Run("variants", func(t *testing.T) {
 		s := serveOptions(t, &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL, quiet: true, variants: []string{sandbox.VariantStatusInData}}, io.Discard)
-		resp, err := s.HTTPClient().Get(s.URL() + "/sandbox/variants")
+		client := s.HTTPClient()
+		client.Timeout = 30 * time.Second
+		resp, err := client.Get(s.URL() + "/sandbox/variants")
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		var list []sandbox.Variant
