@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,15 +24,18 @@ import (
 // argument and flags in its options, which runF receives.
 func TestNewCmdTrackListShowServe(t *testing.T) {
 	ctx := context.Background()
+	// In a directory of the test's own: a mutant that runs the command
+	// instead of runF must not leave a ledger in the package.
+	dsnA, dsnB := "sqlite:"+filepath.Join(t.TempDir(), "a.db"), "sqlite:"+filepath.Join(t.TempDir(), "b.db")
 	f, _, _ := testFactory(nil)
 	var track *TrackOptions
 	require.NoError(t, execute(ctx, NewCmdTrack(f, func(o *TrackOptions) error { track = o; return nil }),
-		"ORD-1", "--amount", "499.50", "--created", "2026-11-26T10:00:00+05:30", "--dsn", "sqlite:a.db", "--create", "--json"))
+		"ORD-1", "--amount", "499.50", "--created", "2026-11-26T10:00:00+05:30", "--dsn", dsnA, "--create", "--json"))
 	assert.Equal(t, "ORD-1", track.OrderID)
 	assert.Equal(t, upicollect.Money(49950), track.Amount)
 	assert.True(t, track.amountSet)
 	assert.Equal(t, "2026-11-26T10:00:00+05:30", track.Created)
-	assert.Equal(t, []any{"sqlite:a.db", true, true}, []any{track.DSN, track.Create, track.JSON})
+	assert.Equal(t, []any{dsnA, true, true}, []any{track.DSN, track.Create, track.JSON})
 	require.NoError(t, execute(ctx, NewCmdTrack(f, func(o *TrackOptions) error { track = o; return nil }), "ORD-2"))
 	assert.False(t, track.amountSet)
 
@@ -40,9 +44,9 @@ func TestNewCmdTrackListShowServe(t *testing.T) {
 	assert.Equal(t, 100, list.Limit)
 	assert.Empty(t, list.States)
 	require.NoError(t, execute(ctx, NewCmdList(f, func(o *ListOptions) error { list = o; return nil }),
-		"--state", "paid", "--state", "late_paid", "--limit", "7", "--before", "ORD-9", "--json", "--dsn", "sqlite:b.db"))
+		"--state", "paid", "--state", "late_paid", "--limit", "7", "--before", "ORD-9", "--json", "--dsn", dsnB))
 	assert.Equal(t, []string{"paid", "late_paid"}, list.States)
-	assert.Equal(t, []any{7, "ORD-9", true, "sqlite:b.db"}, []any{list.Limit, list.Before, list.JSON, list.DSN})
+	assert.Equal(t, []any{7, "ORD-9", true, dsnB}, []any{list.Limit, list.Before, list.JSON, list.DSN})
 
 	var show *ShowOptions
 	require.NoError(t, execute(ctx, NewCmdShow(f, func(o *ShowOptions) error { show = o; return nil }), "ORD-3", "--json"))

@@ -88,7 +88,10 @@ func (re *runEnv) run(ctx context.Context, args ...string) (stdout, stderr strin
 
 // TestNewCmdRun: the flags land in RunOptions, with their defaults.
 func TestNewCmdRun(t *testing.T) {
-	f, _, _ := testFactory(map[string]string{envDSN: "sqlite:x.db"})
+	// In a directory of the test's own: a mutant that runs the command
+	// instead of runF must not leave a ledger in the package.
+	dsnA := "sqlite:" + filepath.Join(t.TempDir(), "a.db")
+	f, _, _ := testFactory(map[string]string{envDSN: dsnA})
 	var got *RunOptions
 	require.NoError(t, execute(context.Background(), NewCmdRun(f, func(o *RunOptions) error { got = o; return nil })))
 	require.NotNil(t, got)
@@ -103,9 +106,9 @@ func TestNewCmdRun(t *testing.T) {
 
 	f, _, _ = testFactory(nil)
 	require.NoError(t, execute(context.Background(), NewCmdRun(f, func(o *RunOptions) error { got = o; return nil }),
-		"--dsn", "sqlite:a.db", "--create", "--deliver", "exec:true", "--deliver-timeout", "5s", "--webhook-secret-file", "s.txt",
+		"--dsn", dsnA, "--create", "--deliver", "exec:true", "--deliver-timeout", "5s", "--webhook-secret-file", "s.txt",
 		"--once", "--interval", "2s", "--json", "--base-url", "http://127.0.0.1:1", "--mid", "M1"))
-	assert.Equal(t, "sqlite:a.db", got.DSN)
+	assert.Equal(t, dsnA, got.DSN)
 	assert.True(t, got.Create)
 	assert.Equal(t, "exec:true", got.Deliver)
 	assert.Equal(t, 5*time.Second, got.DeliverTimeout)

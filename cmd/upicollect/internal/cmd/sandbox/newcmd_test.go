@@ -124,10 +124,13 @@ func TestNewCmdPay(t *testing.T) {
 // advance and pay are its subcommands.
 func TestNewCmdSandbox(t *testing.T) {
 	env := map[string]string{cmdutil.EnvMID: "ENVMID", cmdutil.EnvPublicKey: "pk_env", cmdutil.EnvSecretKey: "sk_env"}
+	// Ended already: a sandbox served instead of runF stops at once.
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
 	f, _, _ := testFactory(env)
 	var got *SandboxOptions
 	cmd := NewCmdSandbox(f, func(o *SandboxOptions) error { got = o; return nil })
-	require.NoError(t, execute(context.Background(), cmd))
+	require.NoError(t, execute(ended, cmd))
 	require.NotNil(t, got)
 	assert.Equal(t, "127.0.0.1:8787", got.addr)
 	assert.Equal(t, sandbox.DefaultIntentTTL, got.intentTTL)
@@ -144,7 +147,7 @@ func TestNewCmdSandbox(t *testing.T) {
 
 	f, _, _ = testFactory(env)
 	cmd = NewCmdSandbox(f, func(o *SandboxOptions) error { got = o; return nil })
-	require.NoError(t, execute(context.Background(), cmd, "--addr", "127.0.0.1:0", "--mid", "FLAGMID", "--public-url", "https://pay.example",
+	require.NoError(t, execute(ended, cmd, "--addr", "127.0.0.1:0", "--mid", "FLAGMID", "--public-url", "https://pay.example",
 		"--variant", "status-in-data", "--variant", "string-amounts", "--fault", "status=500", "--fault", "latency=1s",
 		"--strict", "--quiet", "--intent-ttl", "5m", "--latency", "20ms", "--rate-limit", "2.5"))
 	assert.Equal(t, "127.0.0.1:0", got.addr)
