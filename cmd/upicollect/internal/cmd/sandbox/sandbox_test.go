@@ -159,8 +159,11 @@ func TestSandboxRunRefusals(t *testing.T) {
 			env := credEnv()
 			f := cmdutil.New(context.Background(), strings.NewReader(""), stdout, io.Discard, func(k string) string { return env[k] })
 			args := append([]string{"--addr", "127.0.0.1:0", "--quiet"}, tt.args...)
+			// Ended already: a sandbox that serves after all stops at once.
+			ended, cancel := context.WithCancel(context.Background())
+			cancel()
 			done := make(chan error, 1)
-			go func() { done <- execute(context.Background(), NewCmdSandbox(f, nil), args...) }()
+			go func() { done <- execute(ended, NewCmdSandbox(f, nil), args...) }()
 			select {
 			case err = <-done:
 			case <-time.After(30 * time.Second):
