@@ -17,3 +17,9 @@ func SetOwner(t *testing.T, s *Server, pid int) {
 
 // Dir is s's directory.
 func Dir(s *Server) string { return s.dir }
+
+// BinDirIn and PlainIdent are the package's decisions that need no server.
+var (
+	BinDirIn   = binDirIn
+	PlainIdent = plainIdent
+)

@@ -33,7 +33,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,14 +150,9 @@ func (s *Server) init() error {
 	if err := s.run(ctx, "initdb", "-D", s.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-locale"); err != nil {
 		return err
 	}
-	f := filepath.Join(s.data(), "pg_hba.conf")
-	if err := os.WriteFile(f, []byte(hba), 0o600); err != nil {
-		return err
-	}
-	if s.cred != nil {
-		return os.Chown(f, int(s.cred.Uid), int(s.cred.Gid))
-	}
-	return nil
+	// initdb wrote pg_hba.conf as the server's user: writing over it
+	// keeps that owner, and its mode.
+	return os.WriteFile(filepath.Join(s.data(), "pg_hba.conf"), []byte(hba), 0o600)
 }
 
 // start starts the cluster on a free port (the one it had, on a restart).
@@ -373,28 +367,6 @@ func (s *Server) run(ctx context.Context, name string, args ...string) error {
 	return nil
 }
 
-// binDir finds the newest /usr/lib/postgresql/*/bin holding initdb, else
-// the directory of initdb on the PATH.
-func binDir() (string, error) {
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
-			return d, nil
-		}
-	}
-	if p, err := exec.LookPath("initdb"); err == nil {
-		return filepath.Dir(p), nil
-	}
-	return "", ErrNotInstalled
-}
-
-// versionOf is the major version of a /usr/lib/postgresql/N/bin.
-func versionOf(binDir string) int {
-	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
-	return v
-}
-
 // unprivileged returns the credential to run PostgreSQL with when we are
 // root: the user nobody's.
 func unprivileged() (*syscall.Credential, error) {
@@ -418,18 +390,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// plainIdent reports whether s is a non-empty lower-case SQL identifier
-// that needs no quoting.
-func plainIdent(s string) bool {
-	if s == "" || (s[0] >= '0' && s[0] <= '9') {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-			return false
-		}
-	}
-	return true
 }

@@ -1,12 +1,17 @@
 package pgtest_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -63,9 +68,19 @@ func TestKillKeepsCommits(t *testing.T) {
 	_, err = db.ExecContext(ctx, "INSERT INTO t VALUES (42)")
 	require.NoError(t, err)
 
+	pid := s.PID()
+	require.Positive(t, pid)
+	var backend int
+	require.NoError(t, db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&backend))
+	if runtime.GOOS == "linux" {
+		assert.Equal(t, pid, parentOf(t, backend), "PID is the postmaster, the backends' parent")
+	}
+
 	s.Kill(t)
 	assert.Error(t, db.PingContext(ctx), "the server is down")
+	assert.Zero(t, s.PID(), "no postmaster.pid once killed")
 	s.Restart(t)
+	assert.Positive(t, s.PID())
 	var x int
 	again := pgtest.Open(t, dsn)
 	require.NoError(t, again.QueryRowContext(ctx, "SELECT x FROM t").Scan(&x))
@@ -73,6 +88,19 @@ func TestKillKeepsCommits(t *testing.T) {
 	s.Stop()
 	assert.Error(t, again.PingContext(ctx), "stopped")
 	s.Stop() // twice is fine
+}
+
+// parentOf is the parent process id of pid, from /proc.
+func parentOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(t, err)
+	// pid (comm) state ppid ...: comm may hold spaces, so read after its ')'.
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	require.GreaterOrEqual(t, len(fields), 2)
+	ppid, err := strconv.Atoi(fields[1])
+	require.NoError(t, err)
+	return ppid
 }
 
 // TestRoleDatabase: a role's database is reached with its password, even
@@ -175,4 +203,45 @@ func TestOrphanReaped(t *testing.T) {
 	db.SetMaxIdleConns(0) // a new connection, to the stopped server
 	assert.Error(t, db.PingContext(ctx), "the orphan was stopped")
 	assert.NoDirExists(t, pgtest.Dir(orphan))
+}
+
+// helperEnv makes the test binary a helper of TestMainRunsAndStops: its
+// value says what the helper does.
+const helperEnv = "PGTEST_MAIN_HELPER"
+
+// dirMark precedes the shared server's directory in the helper's output.
+const dirMark = "shared server directory: "
+
+// TestMainRunsAndStops runs this test binary again as a helper: Main
+// stops the shared server a test started, removing its directory, and
+// exits with the tests' code.
+func TestMainRunsAndStops(t *testing.T) {
+	switch os.Getenv(helperEnv) {
+	case "shared":
+		fmt.Println(dirMark + pgtest.Dir(pgtest.Shared(t)))
+		return
+	case "fail":
+		t.Error("failing on purpose")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	helper := func(mode string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestMainRunsAndStops$", "-test.count=1")
+		cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+		return cmd
+	}
+
+	out, err := helper("shared").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	_, dir, found := strings.Cut(string(out), dirMark)
+	require.True(t, found, "%s", out)
+	dir, _, _ = strings.Cut(dir, "\n")
+	require.DirExists(t, filepath.Dir(dir))
+	assert.NoDirExists(t, dir, "Main stopped the shared server and removed its directory")
+
+	out, err = helper("fail").CombinedOutput()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "%v: %s", err, out)
+	assert.Equal(t, 1, exit.ExitCode(), "the tests' code")
 }

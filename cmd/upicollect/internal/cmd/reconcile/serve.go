@@ -75,6 +75,29 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// dashboardHosts are the names the dashboard answers besides loopback:
+// the --addr host and the --host names. An unspecified address (0.0.0.0,
+// ::, or none) names no host a browser would send.
+func dashboardHosts(host string, extra []string) []string {
+	if host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+		return extra
+	}
+	return append([]string{host}, extra...)
+}
+
+// dashboardServer serves h with every phase of a connection bounded, so
+// that a client that stalls holds nothing for long.
+func dashboardServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
+
 func serveRun(sf *ServeOptions) error {
 	host, _, err := net.SplitHostPort(sf.Addr)
 	if err != nil {
@@ -94,18 +117,8 @@ func serveRun(sf *ServeOptions) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(sf.IO.ErrOut, nil))
-	hosts := append([]string{host}, sf.Hosts...)
-	if host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
-		hosts = sf.Hosts // 0.0.0.0 names no host a browser would send
-	}
-	srv := &http.Server{
-		Handler:           dashboard.New(r, dashboard.WithHosts(hosts...), dashboard.WithLogger(logger), dashboard.WithClock(sf.IO.Now)),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	h := dashboard.New(r, dashboard.WithHosts(dashboardHosts(host, sf.Hosts)...), dashboard.WithLogger(logger), dashboard.WithClock(sf.IO.Now))
+	srv := dashboardServer(h, logger)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	u := "http://" + ln.Addr().String() + "/"
