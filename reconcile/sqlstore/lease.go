@@ -137,16 +137,15 @@ func (s *store) Release(ctx context.Context, ls ...reconcile.Lease) error {
 	for len(ls) > 0 {
 		batch := ls[:min(len(ls), maxBatch)]
 		ls = ls[len(batch):]
-		if _, err := s.release(ctx, batch); err != nil {
+		if err := s.release(ctx, batch); err != nil {
 			return fmt.Errorf("sqlstore: releasing %d leases: %w", len(batch), err)
 		}
 	}
 	return nil
 }
 
-// release ends a batch of leases and returns the ids of those lost.
-func (s *store) release(ctx context.Context, ls []reconcile.Lease) ([]string, error) {
-	held := map[string]bool{}
+// release ends a batch of leases; one no longer held is left as it is.
+func (s *store) release(ctx context.Context, ls []reconcile.Lease) error {
 	if s.d == Postgres {
 		ids, toks, dues := make([]string, len(ls)), make([]int64, len(ls)), make([]int64, len(ls))
 		for i, l := range ls {
@@ -154,45 +153,17 @@ func (s *store) release(ctx context.Context, ls []reconcile.Lease) ([]string, er
 		}
 		bctx, cancel := s.bound(ctx)
 		defer cancel()
-		rows, err := s.db.QueryContext(bctx, s.q.release, ids, toks, dues)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return nil, err
-			}
-			held[id] = true
-		}
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	} else {
-		err := s.inTx(ctx, s.q.release, func(stmt *sql.Stmt, sctx context.Context) error {
-			for _, l := range ls {
-				res, err := stmt.ExecContext(sctx, l.Due.UnixNano(), l.Order.ID, token(l))
-				if err != nil {
-					return err
-				}
-				if n, _ := res.RowsAffected(); n == 1 {
-					held[l.Order.ID] = true
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+		_, err := s.db.ExecContext(bctx, s.q.release, ids, toks, dues)
+		return err
 	}
-	var lost []string
-	for _, l := range ls {
-		if !held[l.Order.ID] {
-			lost = append(lost, l.Order.ID)
+	return s.inTx(ctx, s.q.release, func(stmt *sql.Stmt, sctx context.Context) error {
+		for _, l := range ls {
+			if _, err := stmt.ExecContext(sctx, l.Due.UnixNano(), l.Order.ID, token(l)); err != nil {
+				return err
+			}
 		}
-	}
-	return lost, nil
+		return nil
+	})
 }
 
 // inTx runs fn with query prepared in one transaction, and commits; all

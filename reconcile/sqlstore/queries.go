@@ -61,8 +61,7 @@ func newQueries(d Dialect) queries {
 			RETURNING o.order_id, o.amount_paise, o.created_ns, o.state, o.due_ns, o.failures`
 		q.release = `UPDATE ` + OrdersTable + ` o SET due_ns = u.due, lease_token = NULL, lease_until_ns = NULL
 			FROM unnest(?::TEXT[], ?::BIGINT[], ?::BIGINT[]) AS u(order_id, token, due)
-			WHERE o.order_id = u.order_id AND o.lease_token = u.token
-			RETURNING o.order_id`
+			WHERE o.order_id = u.order_id AND o.lease_token = u.token`
 		q.commitMany = `WITH clock AS (SELECT ` + now + ` AS ns)
 			UPDATE ` + OrdersTable + ` o SET updated_ns = clock.ns, state = u.state, due_ns = NULLIF(u.due, 0),
 				checks = o.checks + u.checked, failures = u.failures, reason = NULLIF(u.reason, ''),
