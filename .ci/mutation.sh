@@ -19,6 +19,6 @@ if [ $# -gt 0 ]; then
 	exec go run ./.ci/mutants -workers "${WORKERS:-2}" "$@"
 fi
 status=0
-go run ./.ci/mutants -workers "${WORKERS:-2}" ./internal/retry ./internal/wire ./internal/upi ./internal/redact ./internal/testkit/rawhttp ./internal/vocab ./reconcile ./reconcile/webhook . || status=$?
+go run ./.ci/mutants -workers "${WORKERS:-2}" ./internal/retry ./internal/wire ./internal/upi ./internal/redact ./internal/testkit/rawhttp ./internal/vocab ./reconcile ./reconcile/reconciletest ./reconcile/webhook . || status=$?
 go run ./.ci/mutants -workers "${WORKERS:-2}" -C reconcile/sqlstore . || status=$?
 exit "$status"
