@@ -102,3 +102,14 @@ func Execute(t *testing.T, cmd *cobra.Command, args ...string) (context.Context,
 	t.Cleanup(cancel)
 	return ctx, cmd.ExecuteContext(ctx)
 }
+
+// ExecuteIn runs cmd with args in ctx, cobra's own output (usage, help,
+// its print of the error) discarded: for runs whose context the test
+// makes, ended or cancelled when it chooses.
+func ExecuteIn(ctx context.Context, cmd *cobra.Command, args ...string) error {
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceUsage = true
+	return cmd.ExecuteContext(ctx)
+}
