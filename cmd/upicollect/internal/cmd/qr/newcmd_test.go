@@ -1,8 +1,6 @@
 package qr
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -10,24 +8,13 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"github.com/upicollect/upicollect-go/upilink"
 )
-
-// runTimeout bounds every run, so that a hang fails the test.
-const runTimeout = 30 * time.Second
-
-// testFactory is the Factory of an in-process run with stdin as its
-// standard input, its stdout and stderr in buffers.
-func testFactory(stdin io.Reader) (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
-	var stdout, stderr bytes.Buffer
-	f := cmdutil.New(context.Background(), stdin, &stdout, &stderr, func(string) string { return "" })
-	return f, &stdout, &stderr
-}
 
 const payLink = "upi://pay?pa=shop@okaxis&pn=Shop&am=499.00&cu=INR"
 
@@ -48,14 +35,10 @@ func TestNewCmdQR(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, stdout, _ := testFactory(strings.NewReader(""))
+			f, stdout, _ := cmdtest.Factory(nil)
 			var got *QROptions
 			cmd := NewCmdQR(f, func(o *QROptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SilenceUsage, cmd.SilenceErrors = true, true
-			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-			defer cancel()
-			err := cmd.ExecuteContext(ctx)
+			ctx, err := cmdtest.Execute(t, cmd, tt.args...)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)
@@ -141,13 +124,9 @@ func TestQRRun(t *testing.T) {
 			if stdin == nil {
 				stdin = strings.NewReader("")
 			}
-			f, stdout, stderr := testFactory(stdin)
+			f, stdout, stderr := cmdtest.FactoryStdin(stdin, nil)
 			cmd := NewCmdQR(f, nil)
-			cmd.SetArgs(tt.args)
-			cmd.SilenceUsage, cmd.SilenceErrors = true, true
-			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-			defer cancel()
-			err := cmd.ExecuteContext(ctx)
+			ctx, err := cmdtest.Execute(t, cmd, tt.args...)
 			if tt.code != 0 {
 				require.Error(t, err)
 				code, _ := cmdutil.Classify(ctx, err)

@@ -15,25 +15,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 )
 
-// testNow is the clock of the tests' runs: 10:00 UTC, 15:30 in India.
-var testNow = time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-
-// testFactory is a run's Factory over buffers, with env as its whole
-// environment and testNow as its clock.
-func testFactory(env map[string]string) (f *cmdutil.Factory, stdout, stderr *bytes.Buffer) {
-	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	f = cmdutil.New(context.Background(), strings.NewReader(""), stdout, stderr, func(k string) string { return env[k] })
-	f.IOStreams.Now = func() time.Time { return testNow }
+// testFactory is cmdtest's Factory with cmdtest.Now as the run's clock.
+func testFactory(env map[string]string) (*cmdutil.Factory, *iostreams.SyncBuffer, *iostreams.SyncBuffer) {
+	f, stdout, stderr := cmdtest.Factory(env)
+	f.IOStreams.Now = func() time.Time { return cmdtest.Now }
 	return f, stdout, stderr
 }
 
 // testLedger is ledgerOptions over a Factory of testFactory.
-func testLedger(env map[string]string) (ledgerOptions, *bytes.Buffer) {
+func testLedger(env map[string]string) (ledgerOptions, *iostreams.SyncBuffer) {
 	f, stdout, _ := testFactory(env)
 	lo := newLedgerOptions(f)
 	lo.Ctx = context.Background()
@@ -72,14 +69,14 @@ func TestOpenStore(t *testing.T) {
 	now, ok, err := st.Now(ctx)
 	require.NoError(t, err)
 	assert.True(t, ok)
-	assert.True(t, now.Equal(testNow), "SQLite keeps the run's clock: %v", now)
+	assert.True(t, now.Equal(cmdtest.Now), "SQLite keeps the run's clock: %v", now)
 	closeDB()
 	assert.FileExists(t, missing)
 
 	lo.Create = false
 	st, closeDB, err = lo.openStore("file:"+missing, true)
 	require.NoError(t, err, "an empty ledger is a ledger")
-	require.NoError(t, st.Track(ctx, reconcile.Order{ID: "ORD-1", Amount: upicollect.Rupees(499), Created: testNow}, testNow.Add(time.Minute)))
+	require.NoError(t, st.Track(ctx, reconcile.Order{ID: "ORD-1", Amount: upicollect.Rupees(499), Created: cmdtest.Now}, cmdtest.Now.Add(time.Minute)))
 	closeDB()
 	st, closeDB, err = lo.openStore("sqlite:"+missing+"?mode=ro", true)
 	require.NoError(t, err, "a ledger with orders")
@@ -252,8 +249,8 @@ func TestDSNSecrets(t *testing.T) {
 // when it differs from the expected one, the UTR and the reason when
 // there are.
 func TestEventLine(t *testing.T) {
-	order := reconcile.Order{ID: "ORD-1", Amount: upicollect.Rupees(499), Created: testNow}
-	at := testNow.Add(time.Hour)
+	order := reconcile.Order{ID: "ORD-1", Amount: upicollect.Rupees(499), Created: cmdtest.Now}
+	at := cmdtest.Now.Add(time.Hour)
 	paid := &upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: upicollect.Rupees(499), UTR: "UTR0001"}
 	less := &upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: upicollect.Rupees(400)}
 	tests := []struct {

@@ -16,7 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -29,35 +31,35 @@ func TestNewCmdTrackListShowServe(t *testing.T) {
 	dsnA, dsnB := "sqlite:"+filepath.Join(t.TempDir(), "a.db"), "sqlite:"+filepath.Join(t.TempDir(), "b.db")
 	f, _, _ := testFactory(nil)
 	var track *TrackOptions
-	require.NoError(t, execute(ctx, NewCmdTrack(f, func(o *TrackOptions) error { track = o; return nil }),
+	require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdTrack(f, func(o *TrackOptions) error { track = o; return nil }),
 		"ORD-1", "--amount", "499.50", "--created", "2026-11-26T10:00:00+05:30", "--dsn", dsnA, "--create", "--json"))
 	assert.Equal(t, "ORD-1", track.OrderID)
 	assert.Equal(t, upicollect.Money(49950), track.Amount)
 	assert.True(t, track.amountSet)
 	assert.Equal(t, "2026-11-26T10:00:00+05:30", track.Created)
 	assert.Equal(t, []any{dsnA, true, true}, []any{track.DSN, track.Create, track.JSON})
-	require.NoError(t, execute(ctx, NewCmdTrack(f, func(o *TrackOptions) error { track = o; return nil }), "ORD-2"))
+	require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdTrack(f, func(o *TrackOptions) error { track = o; return nil }), "ORD-2"))
 	assert.False(t, track.amountSet)
 
 	var list *ListOptions
-	require.NoError(t, execute(ctx, NewCmdList(f, func(o *ListOptions) error { list = o; return nil })))
+	require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdList(f, func(o *ListOptions) error { list = o; return nil })))
 	assert.Equal(t, 100, list.Limit)
 	assert.Empty(t, list.States)
-	require.NoError(t, execute(ctx, NewCmdList(f, func(o *ListOptions) error { list = o; return nil }),
+	require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdList(f, func(o *ListOptions) error { list = o; return nil }),
 		"--state", "paid", "--state", "late_paid", "--limit", "7", "--before", "ORD-9", "--json", "--dsn", dsnB))
 	assert.Equal(t, []string{"paid", "late_paid"}, list.States)
 	assert.Equal(t, []any{7, "ORD-9", true, dsnB}, []any{list.Limit, list.Before, list.JSON, list.DSN})
 
 	var show *ShowOptions
-	require.NoError(t, execute(ctx, NewCmdShow(f, func(o *ShowOptions) error { show = o; return nil }), "ORD-3", "--json"))
+	require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdShow(f, func(o *ShowOptions) error { show = o; return nil }), "ORD-3", "--json"))
 	assert.Equal(t, "ORD-3", show.OrderID)
 	assert.True(t, show.JSON)
 
 	var serve *ServeOptions
-	require.NoError(t, execute(ctx, NewCmdServe(f, func(o *ServeOptions) error { serve = o; return nil })))
+	require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdServe(f, func(o *ServeOptions) error { serve = o; return nil })))
 	assert.Equal(t, defaultDashboardAddr, serve.Addr)
 	assert.False(t, serve.AllowRemote)
-	require.NoError(t, execute(ctx, NewCmdServe(f, func(o *ServeOptions) error { serve = o; return nil }),
+	require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdServe(f, func(o *ServeOptions) error { serve = o; return nil }),
 		"--addr", "0.0.0.0:8790", "--allow-remote", "--host", "shop.lan", "--host", "ops.lan"))
 	assert.Equal(t, []any{"0.0.0.0:8790", true, []string{"shop.lan", "ops.lan"}}, []any{serve.Addr, serve.AllowRemote, serve.Hosts})
 }
@@ -91,7 +93,7 @@ func TestTrackRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, stdout, _ := testFactory(map[string]string{envDSN: re.dsn})
-			err := execute(ctx, NewCmdTrack(f, nil), tt.args...)
+			err := cmdtest.ExecuteIn(ctx, NewCmdTrack(f, nil), tt.args...)
 			if tt.code == cmdutil.ExitOK {
 				require.NoError(t, err)
 				assert.Equal(t, tt.want, stdout.String())
@@ -109,7 +111,7 @@ func TestTrackRun(t *testing.T) {
 		})
 	}
 	f, _, _ := testFactory(nil)
-	err := execute(ctx, NewCmdTrack(f, nil), "ORD-5", "--amount", "1")
+	err := cmdtest.ExecuteIn(ctx, NewCmdTrack(f, nil), "ORD-5", "--amount", "1")
 	require.Error(t, err)
 	assert.Equal(t, "missing UPICOLLECT_RECONCILE_DSN or --dsn", err.Error())
 }
@@ -126,10 +128,10 @@ func ledgerWithEvents(t *testing.T) *runEnv {
 	require.NoError(t, err)
 	require.NoError(t, re.s.Settle("ORD-LATE", upicollect.TxnSuccess, time.Time{}))
 	f, _, _ := testFactory(re.env)
-	f.IOStreams.Now = func() time.Time { return testNow.Add(2 * time.Hour) }
-	require.NoError(t, execute(context.Background(), NewCmdRun(f, nil), "--dsn", re.dsn, "--once", "--deliver", "exec:true"))
+	f.IOStreams.Now = func() time.Time { return cmdtest.Now.Add(2 * time.Hour) }
+	require.NoError(t, cmdtest.ExecuteIn(context.Background(), NewCmdRun(f, nil), "--dsn", re.dsn, "--once", "--deliver", "exec:true"))
 	f, _, _ = testFactory(nil)
-	require.NoError(t, execute(context.Background(), NewCmdTrack(f, nil), "ORD-WAIT", "--amount", "5", "--dsn", re.dsn))
+	require.NoError(t, cmdtest.ExecuteIn(context.Background(), NewCmdTrack(f, nil), "ORD-WAIT", "--amount", "5", "--dsn", re.dsn))
 	return re
 }
 
@@ -140,7 +142,7 @@ func TestShowRun(t *testing.T) {
 	ctx := context.Background()
 	show := func(args ...string) (string, error) {
 		f, stdout, _ := testFactory(map[string]string{envDSN: re.dsn})
-		err := execute(ctx, NewCmdShow(f, nil), args...)
+		err := cmdtest.ExecuteIn(ctx, NewCmdShow(f, nil), args...)
 		return stdout.String(), err
 	}
 
@@ -201,7 +203,7 @@ func TestListRun(t *testing.T) {
 	ctx := context.Background()
 	list := func(args ...string) (string, error) {
 		f, stdout, _ := testFactory(map[string]string{envDSN: re.dsn})
-		err := execute(ctx, NewCmdList(f, nil), args...)
+		err := cmdtest.ExecuteIn(ctx, NewCmdList(f, nil), args...)
 		return stdout.String(), err
 	}
 
@@ -288,7 +290,7 @@ func TestServeRun(t *testing.T) {
 	for _, jsonOut := range []bool{false, true} {
 		pr, pw := io.Pipe()
 		f, _, _ := testFactory(map[string]string{envDSN: re.dsn})
-		errOut := &syncBuffer{}
+		errOut := &iostreams.SyncBuffer{}
 		f.IOStreams.Out, f.IOStreams.ErrOut = pw, errOut
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
@@ -297,7 +299,7 @@ func TestServeRun(t *testing.T) {
 			args = append(args, "--json")
 		}
 		go func() {
-			done <- execute(ctx, NewCmdServe(f, nil), args...)
+			done <- cmdtest.ExecuteIn(ctx, NewCmdServe(f, nil), args...)
 			_ = pw.Close()
 		}()
 		lines := make(chan string, 1)
@@ -325,7 +327,7 @@ func TestServeRun(t *testing.T) {
 		case err := <-done:
 			cancel()
 			t.Fatalf("serve ended: %v", err)
-		case <-time.After(30 * time.Second):
+		case <-time.After(cmdtest.RunTimeout):
 			cancel()
 			t.Fatal("no URL within 30s")
 		}
@@ -342,7 +344,7 @@ func TestServeRun(t *testing.T) {
 		cancel()
 		select {
 		case err = <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(cmdtest.RunTimeout):
 			t.Fatal("serve did not stop within 30s")
 		}
 		require.Error(t, err)
@@ -366,7 +368,7 @@ func TestServeRun(t *testing.T) {
 		{[]string{"--addr", busy.Addr().String()}, "address already in use", cmdutil.ExitFailure},
 	} {
 		f, stdout, _ := testFactory(map[string]string{envDSN: re.dsn})
-		err := execute(context.Background(), NewCmdServe(f, nil), tt.args...)
+		err := cmdtest.ExecuteIn(context.Background(), NewCmdServe(f, nil), tt.args...)
 		require.Error(t, err, "%q", tt.args)
 		assert.Contains(t, err.Error(), tt.want)
 		code, _ := exitOf(t, err)

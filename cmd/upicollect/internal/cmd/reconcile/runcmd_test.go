@@ -16,24 +16,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/reconcile/webhook"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
-
-// execute runs cmd with args in ctx, cobra's own output discarded.
-func execute(ctx context.Context, cmd *cobra.Command, args ...string) error {
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceUsage = true
-	return cmd.ExecuteContext(ctx)
-}
 
 // runEnv is a real sandbox and a real SQLite ledger for `reconcile run`.
 type runEnv struct {
@@ -46,11 +38,8 @@ type runEnv struct {
 func newRunEnv(t *testing.T) *runEnv {
 	t.Helper()
 	s := sandbox.Start(t)
-	c := s.Credentials()
 	dir := t.TempDir()
-	re := &runEnv{s: s, dir: dir, dsn: "sqlite:" + filepath.Join(dir, "ledger.db"), env: map[string]string{
-		cmdutil.EnvBaseURL: s.URL(), cmdutil.EnvMID: c.MID, cmdutil.EnvPublicKey: c.PublicKey, cmdutil.EnvSecretKey: c.SecretKey,
-	}}
+	re := &runEnv{s: s, dir: dir, dsn: "sqlite:" + filepath.Join(dir, "ledger.db"), env: cmdtest.SandboxEnv(s)}
 	lo, _ := testLedger(nil)
 	lo.Create = true
 	_, closeDB, err := lo.openStore(re.dsn, false)
@@ -60,7 +49,7 @@ func newRunEnv(t *testing.T) *runEnv {
 }
 
 // order creates an intent of rupees in the sandbox, tracks it in the
-// ledger as created an hour before testNow (so due now), and settles it
+// ledger as created an hour before cmdtest.Now (so due now), and settles it
 // as result; it returns the order's UTR.
 func (re *runEnv) order(t *testing.T, id string, rupees int64, result string) string {
 	t.Helper()
@@ -73,8 +62,8 @@ func (re *runEnv) order(t *testing.T, id string, rupees int64, result string) st
 		require.NoError(t, err)
 	}
 	f, _, _ := testFactory(nil)
-	require.NoError(t, execute(ctx, NewCmdTrack(f, nil), id, "--amount", strconv.FormatInt(rupees, 10),
-		"--created", testNow.Add(-time.Hour).Format(time.RFC3339), "--dsn", re.dsn))
+	require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdTrack(f, nil), id, "--amount", strconv.FormatInt(rupees, 10),
+		"--created", cmdtest.Now.Add(-time.Hour).Format(time.RFC3339), "--dsn", re.dsn))
 	o, _ := re.s.Order(id)
 	return o.UTR
 }
@@ -82,7 +71,7 @@ func (re *runEnv) order(t *testing.T, id string, rupees int64, result string) st
 // run runs `reconcile run` in ctx with the ledger and the sandbox.
 func (re *runEnv) run(ctx context.Context, args ...string) (stdout, stderr string, err error) {
 	f, out, errOut := testFactory(re.env)
-	err = execute(ctx, NewCmdRun(f, nil), append([]string{"--dsn", re.dsn}, args...)...)
+	err = cmdtest.ExecuteIn(ctx, NewCmdRun(f, nil), append([]string{"--dsn", re.dsn}, args...)...)
 	return out.String(), errOut.String(), err
 }
 
@@ -93,7 +82,7 @@ func TestNewCmdRun(t *testing.T) {
 	dsnA := "sqlite:" + filepath.Join(t.TempDir(), "a.db")
 	f, _, _ := testFactory(map[string]string{envDSN: dsnA})
 	var got *RunOptions
-	require.NoError(t, execute(context.Background(), NewCmdRun(f, func(o *RunOptions) error { got = o; return nil })))
+	require.NoError(t, cmdtest.ExecuteIn(context.Background(), NewCmdRun(f, func(o *RunOptions) error { got = o; return nil })))
 	require.NotNil(t, got)
 	assert.Equal(t, defaultDeliverTimeout, got.DeliverTimeout)
 	assert.Equal(t, 30*time.Second, got.Interval)
@@ -105,7 +94,7 @@ func TestNewCmdRun(t *testing.T) {
 	assert.NotNil(t, got.Ctx)
 
 	f, _, _ = testFactory(nil)
-	require.NoError(t, execute(context.Background(), NewCmdRun(f, func(o *RunOptions) error { got = o; return nil }),
+	require.NoError(t, cmdtest.ExecuteIn(context.Background(), NewCmdRun(f, func(o *RunOptions) error { got = o; return nil }),
 		"--dsn", dsnA, "--create", "--deliver", "exec:true", "--deliver-timeout", "5s", "--webhook-secret-file", "s.txt",
 		"--once", "--interval", "2s", "--json", "--base-url", "http://127.0.0.1:1", "--mid", "M1"))
 	assert.Equal(t, dsnA, got.DSN)
@@ -122,7 +111,7 @@ func TestNewCmdRun(t *testing.T) {
 	require.Error(t, err, "no keys: the client is built from the flags when the run asks")
 	assert.Nil(t, c)
 
-	assert.Error(t, execute(context.Background(), NewCmdRun(f, func(*RunOptions) error { t.Error("ran"); return nil }), "extra"))
+	assert.Error(t, cmdtest.ExecuteIn(context.Background(), NewCmdRun(f, func(*RunOptions) error { t.Error("ran"); return nil }), "extra"))
 }
 
 // TestRunRefusals: run checks its flags before any I/O; each refusal is
@@ -166,7 +155,7 @@ func TestRunRefusals(t *testing.T) {
 				env[k] = v
 			}
 			f, stdout, _ := testFactory(env)
-			err := execute(context.Background(), NewCmdRun(f, nil), tt.args...)
+			err := cmdtest.ExecuteIn(context.Background(), NewCmdRun(f, nil), tt.args...)
 			require.Error(t, err)
 			if tt.want == "https" {
 				assert.Contains(t, err.Error(), tt.want)
@@ -204,7 +193,7 @@ func TestRunOnce(t *testing.T) {
 	var d webhook.Delivery
 	require.NoError(t, json.Unmarshal(body, &d))
 	assert.Equal(t, webhook.Delivery{ID: id, OrderID: "ORD-PAID", Result: reconcile.Paid, Expected: upicollect.Rupees(499),
-		Paid: upicollect.Rupees(499), UTR: utr, At: testNow}, d)
+		Paid: upicollect.Rupees(499), UTR: utr, At: cmdtest.Now}, d)
 	assert.Equal(t, 1, strings.Count(string(body), "\n"), "one line")
 	env, err := os.ReadFile(out + ".env")
 	require.NoError(t, err)
@@ -235,10 +224,10 @@ func TestRunDeliveryFails(t *testing.T) {
 	assert.NotContains(t, err.Error(), "stderr")
 
 	f, _, _ := testFactory(re.env)
-	f.IOStreams.Now = func() time.Time { return testNow.Add(time.Hour) } // past the ledger's backoff
+	f.IOStreams.Now = func() time.Time { return cmdtest.Now.Add(time.Hour) } // past the ledger's backoff
 	out := &strings.Builder{}
 	f.IOStreams.Out = out
-	require.NoError(t, execute(context.Background(), NewCmdRun(f, nil), "--dsn", re.dsn, "--once", "--deliver", "exec:cat >/dev/null"))
+	require.NoError(t, cmdtest.ExecuteIn(context.Background(), NewCmdRun(f, nil), "--dsn", re.dsn, "--once", "--deliver", "exec:cat >/dev/null"))
 	assert.Contains(t, out.String(), "paid      ORD-1  expected ₹499.00  UTR "+utr+"\n", "delivered at last")
 }
 
@@ -322,14 +311,14 @@ func TestRunUntilInterrupted(t *testing.T) {
 	re := newRunEnv(t)
 	re.order(t, "ORD-1", 499, sandbox.StatusSuccess)
 	pr, pw := io.Pipe()
-	errOut := &syncBuffer{}
+	errOut := &iostreams.SyncBuffer{}
 	f, _, _ := testFactory(re.env)
 	f.IOStreams.Out, f.IOStreams.ErrOut = pw, errOut
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- execute(ctx, NewCmdRun(f, nil), "--dsn", re.dsn, "--deliver", "exec:echo refused >&2; exit 1", "--interval", "1h")
+		done <- cmdtest.ExecuteIn(ctx, NewCmdRun(f, nil), "--dsn", re.dsn, "--deliver", "exec:echo refused >&2; exit 1", "--interval", "1h")
 		_ = pw.Close()
 	}()
 	lines := make(chan string, 1)
@@ -343,7 +332,7 @@ func TestRunUntilInterrupted(t *testing.T) {
 		assert.True(t, strings.HasPrefix(line, "step 2026-11-26T10:00:00Z: checked 1, paid 0,"), line)
 	case err := <-done:
 		t.Fatalf("run ended: %v", err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(cmdtest.RunTimeout):
 		t.Fatal("no step within 30s")
 	}
 	require.Eventually(t, func() bool { return strings.Contains(errOut.String(), "refused") }, 10*time.Second, 10*time.Millisecond)
@@ -351,7 +340,7 @@ func TestRunUntilInterrupted(t *testing.T) {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(cmdtest.RunTimeout):
 		t.Fatal("run did not stop within 30s")
 	}
 	require.Error(t, err)
@@ -360,25 +349,6 @@ func TestRunUntilInterrupted(t *testing.T) {
 	assert.Equal(t, []any{cmdutil.ExitInterrupted, cmdutil.KindInterrupted}, []any{code, kind})
 	assert.True(t, strings.HasPrefix(errOut.String(), "upicollect: "), errOut.String())
 	assert.Contains(t, errOut.String(), `exec delivery failed (exit status 1; stderr: "refused")`)
-}
-
-// syncBuffer is a strings.Builder that the run's goroutine may write
-// while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestPrintStep: a step's summary for a person, and as JSON; "none" when
@@ -391,7 +361,7 @@ func TestPrintStep(t *testing.T) {
 		want string
 	}{
 		{false, time.Time{}, "step 2026-11-26T10:00:00Z: checked 9, paid 1, failed 2, late_paid 3, expired 4, mismatch 5, pending 6, errors 7; next due none\n"},
-		{false, testNow.Add(time.Minute), "step 2026-11-26T10:00:00Z: checked 9, paid 1, failed 2, late_paid 3, expired 4, mismatch 5, pending 6, errors 7; next due 2026-11-26T10:01:00Z\n"},
+		{false, cmdtest.Now.Add(time.Minute), "step 2026-11-26T10:00:00Z: checked 9, paid 1, failed 2, late_paid 3, expired 4, mismatch 5, pending 6, errors 7; next due 2026-11-26T10:01:00Z\n"},
 		{true, time.Time{}, `{"step":"2026-11-26T10:00:00Z","checked":9,"paid":1,"failed":2,"late_paid":3,"expired":4,"mismatch":5,"pending":6,"errors":7,"next_due":null}` + "\n"},
 	}
 	for _, tt := range tests {
@@ -400,7 +370,7 @@ func TestPrintStep(t *testing.T) {
 		o.JSON = tt.json
 		s := stats
 		s.NextDue = tt.next
-		require.NoError(t, o.printStep(testNow, s))
+		require.NoError(t, o.printStep(cmdtest.Now, s))
 		assert.Equal(t, tt.want, stdout.String())
 	}
 }

@@ -10,12 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
-
-// runTimeout bounds every in-process run, so that a hang fails the test.
-const runTimeout = 30 * time.Second
 
 type result struct {
 	stdout, stderr string
@@ -27,7 +25,7 @@ type result struct {
 // started (as Ctrl-C would).
 func execute(t *testing.T, env map[string]string, cancelled bool, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), cmdtest.RunTimeout)
 	defer cancel()
 	run := ctx
 	if cancelled {
@@ -37,22 +35,15 @@ func execute(t *testing.T, env map[string]string, cancelled bool, args ...string
 	}
 	var stdout, stderr bytes.Buffer
 	code := Execute(cmdutil.New(run, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] }), args)
-	require.NoError(t, ctx.Err(), "run %v did not end within %s", args, runTimeout)
+	require.NoError(t, ctx.Err(), "run %v did not end within %s", args, cmdtest.RunTimeout)
 	return result{stdout.String(), stderr.String(), code}
-}
-
-// sandboxEnv points a run at s.
-func sandboxEnv(s *sandbox.Server) map[string]string {
-	c := s.Credentials()
-	return map[string]string{cmdutil.EnvBaseURL: s.URL(), cmdutil.EnvMID: c.MID,
-		cmdutil.EnvPublicKey: c.PublicKey, cmdutil.EnvSecretKey: c.SecretKey}
 }
 
 // intentArgs creates a payment intent with order ID id; extra flags
 // follow.
 func intentArgs(id string, extra ...string) []string {
-	return append([]string{"intent", "--order-id", id, "--amount", "499", "--note", "Order 42", "--name", "Ravi Kumar",
-		"--email", "ravi@example.com", "--mobile", "9876543210", "--redirect-url", "https://shop.example/thanks"}, extra...)
+	args := append(append([]string{"intent", "--order-id", id}, cmdtest.Customer...), "--redirect-url", "https://shop.example/thanks")
+	return append(args, extra...)
 }
 
 // TestExecute: every way a run ends, its exit code, and the one report of
@@ -60,7 +51,7 @@ func intentArgs(id string, extra ...string) []string {
 // a JSON document on stdout when the command's --json is set.
 func TestExecute(t *testing.T) {
 	s := sandbox.Start(t)
-	env := sandboxEnv(s)
+	env := cmdtest.SandboxEnv(s)
 	created := execute(t, env, false, intentArgs("root-fail")...)
 	require.Equal(t, cmdutil.ExitOK, created.code, created.stderr)
 	require.NoError(t, s.Settle("root-fail", upicollect.TxnFail, time.Time{}))

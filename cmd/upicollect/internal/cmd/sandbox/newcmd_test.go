@@ -1,37 +1,17 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
-
-// testFactory is a run's Factory over buffers, with env as its whole
-// environment.
-func testFactory(env map[string]string) (f *cmdutil.Factory, stdout, stderr *bytes.Buffer) {
-	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	f = cmdutil.New(context.Background(), strings.NewReader(""), stdout, stderr, func(k string) string { return env[k] })
-	return f, stdout, stderr
-}
-
-// execute runs cmd with args in ctx, cobra's own output discarded.
-func execute(ctx context.Context, cmd *cobra.Command, args ...string) error {
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceUsage = true
-	return cmd.ExecuteContext(ctx)
-}
 
 // TestNewCmdAdvance: the argument and flags land in AdvanceOptions, which
 // runF receives in place of the run; more than one argument is refused.
@@ -50,10 +30,10 @@ func TestNewCmdAdvance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, _, _ := testFactory(nil)
+			f, _, _ := cmdtest.Factory(nil)
 			var got *AdvanceOptions
 			cmd := NewCmdAdvance(f, func(o *AdvanceOptions) error { got = o; return nil })
-			require.NoError(t, execute(context.Background(), cmd, tt.args...))
+			require.NoError(t, cmdtest.ExecuteIn(context.Background(), cmd, tt.args...))
 			require.NotNil(t, got, "runF ran")
 			assert.Equal(t, tt.want.Duration, got.Duration)
 			assert.Equal(t, tt.want.To, got.To)
@@ -66,10 +46,10 @@ func TestNewCmdAdvance(t *testing.T) {
 		})
 	}
 
-	f, _, _ := testFactory(nil)
+	f, _, _ := cmdtest.Factory(nil)
 	ran := false
 	cmd := NewCmdAdvance(f, func(*AdvanceOptions) error { ran = true; return nil })
-	assert.ErrorContains(t, execute(context.Background(), cmd, "1h", "2h"), "accepts at most 1 arg")
+	assert.ErrorContains(t, cmdtest.ExecuteIn(context.Background(), cmd, "1h", "2h"), "accepts at most 1 arg")
 	assert.False(t, ran)
 }
 
@@ -91,10 +71,10 @@ func TestNewCmdPay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, _, _ := testFactory(nil)
+			f, _, _ := cmdtest.Factory(nil)
 			var got *PayOptions
 			cmd := NewCmdPay(f, func(o *PayOptions) error { got = o; return nil })
-			require.NoError(t, execute(context.Background(), cmd, tt.args...))
+			require.NoError(t, cmdtest.ExecuteIn(context.Background(), cmd, tt.args...))
 			require.NotNil(t, got, "runF ran")
 			assert.Equal(t, tt.want.OrderID, got.OrderID)
 			assert.Equal(t, tt.want.result, got.result)
@@ -111,10 +91,10 @@ func TestNewCmdPay(t *testing.T) {
 	}
 
 	for _, args := range [][]string{{}, {"A", "B"}, {"A", "--after", "soon"}, {"A", "--amount", "ten"}} {
-		f, _, _ := testFactory(nil)
+		f, _, _ := cmdtest.Factory(nil)
 		ran := false
 		cmd := NewCmdPay(f, func(*PayOptions) error { ran = true; return nil })
-		assert.Error(t, execute(context.Background(), cmd, args...), "%q", args)
+		assert.Error(t, cmdtest.ExecuteIn(context.Background(), cmd, args...), "%q", args)
 		assert.False(t, ran, "%q", args)
 	}
 }
@@ -127,10 +107,10 @@ func TestNewCmdSandbox(t *testing.T) {
 	// Ended already: a sandbox served instead of runF stops at once.
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
-	f, _, _ := testFactory(env)
+	f, _, _ := cmdtest.Factory(env)
 	var got *SandboxOptions
 	cmd := NewCmdSandbox(f, func(o *SandboxOptions) error { got = o; return nil })
-	require.NoError(t, execute(ended, cmd))
+	require.NoError(t, cmdtest.ExecuteIn(ended, cmd))
 	require.NotNil(t, got)
 	assert.Equal(t, "127.0.0.1:8787", got.addr)
 	assert.Equal(t, sandbox.DefaultIntentTTL, got.intentTTL)
@@ -145,9 +125,9 @@ func TestNewCmdSandbox(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, upicollect.Credentials{MID: "ENVMID", PublicKey: "pk_env", SecretKey: "sk_env"}, creds)
 
-	f, _, _ = testFactory(env)
+	f, _, _ = cmdtest.Factory(env)
 	cmd = NewCmdSandbox(f, func(o *SandboxOptions) error { got = o; return nil })
-	require.NoError(t, execute(ended, cmd, "--addr", "127.0.0.1:0", "--mid", "FLAGMID", "--public-url", "https://pay.example",
+	require.NoError(t, cmdtest.ExecuteIn(ended, cmd, "--addr", "127.0.0.1:0", "--mid", "FLAGMID", "--public-url", "https://pay.example",
 		"--variant", "status-in-data", "--variant", "string-amounts", "--fault", "status=500", "--fault", "latency=1s",
 		"--strict", "--quiet", "--intent-ttl", "5m", "--latency", "20ms", "--rate-limit", "2.5"))
 	assert.Equal(t, "127.0.0.1:0", got.addr)
@@ -169,9 +149,9 @@ func TestNewCmdSandbox(t *testing.T) {
 	}
 	assert.Subset(t, names, []string{"advance", "pay"})
 
-	f, _, _ = testFactory(nil)
+	f, _, _ = cmdtest.Factory(nil)
 	ran := false
 	cmd = NewCmdSandbox(f, func(*SandboxOptions) error { ran = true; return nil })
-	assert.Error(t, execute(context.Background(), cmd, "serve"), "no such subcommand")
+	assert.Error(t, cmdtest.ExecuteIn(context.Background(), cmd, "serve"), "no such subcommand")
 	assert.False(t, ran)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -139,7 +140,7 @@ func TestControlBase(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, _, _ := testFactory(map[string]string{cmdutil.EnvBaseURL: tt.env})
+			f, _, _ := cmdtest.Factory(map[string]string{cmdutil.EnvBaseURL: tt.env})
 			cf := control{IO: f.IOStreams, Config: f.Config, BaseURL: tt.flag}
 			got, err := cf.base()
 			if tt.want == "" {
@@ -178,8 +179,8 @@ func TestAdvanceRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, stdout, stderr := testFactory(map[string]string{cmdutil.EnvBaseURL: s.URL()})
-			require.NoError(t, execute(context.Background(), NewCmdAdvance(f, nil), tt.args...))
+			f, stdout, stderr := cmdtest.Factory(map[string]string{cmdutil.EnvBaseURL: s.URL()})
+			require.NoError(t, cmdtest.ExecuteIn(context.Background(), NewCmdAdvance(f, nil), tt.args...))
 			assert.Equal(t, tt.out, stdout.String())
 			assert.Empty(t, stderr.String())
 			assert.True(t, clock.Now().Equal(tt.now), "sandbox time %v, want %v", clock.Now(), tt.now)
@@ -223,8 +224,8 @@ func TestPayRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := intent(t)
-			f, stdout, stderr := testFactory(map[string]string{cmdutil.EnvBaseURL: s.URL()})
-			require.NoError(t, execute(ctx, NewCmdPay(f, nil), append([]string{id}, tt.flags...)...))
+			f, stdout, stderr := cmdtest.Factory(map[string]string{cmdutil.EnvBaseURL: s.URL()})
+			require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdPay(f, nil), append([]string{id}, tt.flags...)...))
 			o, ok := s.Order(id)
 			require.True(t, ok)
 			assert.Equal(t, tt.state, o.Status)
@@ -236,19 +237,19 @@ func TestPayRun(t *testing.T) {
 
 	t.Run("json", func(t *testing.T) {
 		id := intent(t)
-		f, stdout, _ := testFactory(map[string]string{cmdutil.EnvBaseURL: s.URL()})
-		require.NoError(t, execute(ctx, NewCmdPay(f, nil), id, "--json", "--utr", "BANK0005"))
+		f, stdout, _ := cmdtest.Factory(map[string]string{cmdutil.EnvBaseURL: s.URL()})
+		require.NoError(t, cmdtest.ExecuteIn(ctx, NewCmdPay(f, nil), id, "--json", "--utr", "BANK0005"))
 		assert.Equal(t, 1, strings.Count(stdout.String(), "\n"), "one JSON line: %s", stdout)
 		var o sandbox.Order
-		require.NoError(t, json.Unmarshal(stdout.Bytes(), &o))
+		require.NoError(t, json.Unmarshal([]byte(stdout.String()), &o))
 		assert.Equal(t, id, o.OrderID)
 		assert.Equal(t, "BANK0005", o.UTR)
 		assert.Equal(t, sandbox.StatusSuccess, o.Status)
 	})
 
 	t.Run("path escaped", func(t *testing.T) {
-		f, _, _ := testFactory(map[string]string{cmdutil.EnvBaseURL: s.URL()})
-		err := execute(ctx, NewCmdPay(f, nil), "a/b?c")
+		f, _, _ := cmdtest.Factory(map[string]string{cmdutil.EnvBaseURL: s.URL()})
+		err := cmdtest.ExecuteIn(ctx, NewCmdPay(f, nil), "a/b?c")
 		assert.EqualError(t, err, "the sandbox refused (HTTP 404): order not found", "the id is one path segment")
 		last := s.Requests()[len(s.Requests())-1]
 		assert.Equal(t, "/sandbox/orders/a/b?c/pay", last.Path)
@@ -308,12 +309,12 @@ func TestControlRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s.Clear(sandbox.RecordedRequests)
-			f, stdout, _ := testFactory(map[string]string{cmdutil.EnvBaseURL: tt.base})
+			f, stdout, _ := cmdtest.Factory(map[string]string{cmdutil.EnvBaseURL: tt.base})
 			cmd := NewCmdAdvance(f, nil)
 			if tt.pay {
 				cmd = NewCmdPay(f, nil)
 			}
-			err := execute(tt.ctx, cmd, tt.args...)
+			err := cmdtest.ExecuteIn(tt.ctx, cmd, tt.args...)
 			require.Error(t, err)
 			code, kind := exitOf(t, err)
 			assert.Equal(t, tt.code, code)
@@ -368,12 +369,12 @@ func TestControlForeignAnswers(t *testing.T) {
 				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
-			f, stdout, _ := testFactory(map[string]string{cmdutil.EnvBaseURL: srv.URL})
+			f, stdout, _ := cmdtest.Factory(map[string]string{cmdutil.EnvBaseURL: srv.URL})
 			cmd, args := NewCmdAdvance(f, nil), []string{"1h"}
 			if tt.pay {
 				cmd, args = NewCmdPay(f, nil), []string{"ORD-1"}
 			}
-			err := execute(context.Background(), cmd, args...)
+			err := cmdtest.ExecuteIn(context.Background(), cmd, args...)
 			require.Error(t, err)
 			assert.Equal(t, tt.msg, err.Error())
 			if tt.kind != "" {

@@ -12,35 +12,17 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
-
-// syncBuffer is a bytes.Buffer that a server's goroutines may write while
-// the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // testCreds are the merchant's credentials the tests serve the sandbox
 // with.
@@ -55,14 +37,14 @@ func credEnv() map[string]string {
 // go to stderr, and the end of the run's context stops it (exit 130).
 func TestSandboxRun(t *testing.T) {
 	pr, pw := io.Pipe()
-	stderr := &syncBuffer{}
+	stderr := &iostreams.SyncBuffer{}
 	env := credEnv()
 	f := cmdutil.New(context.Background(), strings.NewReader(""), pw, stderr, func(k string) string { return env[k] })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- execute(ctx, NewCmdSandbox(f, nil), "--addr", "127.0.0.1:0")
+		done <- cmdtest.ExecuteIn(ctx, NewCmdSandbox(f, nil), "--addr", "127.0.0.1:0")
 		_ = pw.Close()
 	}()
 	lines := make(chan string, 1)
@@ -76,7 +58,7 @@ func TestSandboxRun(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(line), &info), "line %q, stderr: %s", line, stderr.String())
 	case err := <-done:
 		t.Fatalf("the sandbox ended: %v: %s", err, stderr.String())
-	case <-time.After(30 * time.Second):
+	case <-time.After(cmdtest.RunTimeout):
 		t.Fatal("no JSON line within 30s")
 	}
 	assert.Equal(t, Info{BaseURL: info.BaseURL, MID: testCreds.MID, PublicKey: testCreds.PublicKey, SecretKey: testCreds.SecretKey}, info)
@@ -89,14 +71,14 @@ func TestSandboxRun(t *testing.T) {
 	assert.NotEmpty(t, in.OrderID)
 
 	// The clock is movable from another shell.
-	af, stdout, _ := testFactory(map[string]string{cmdutil.EnvBaseURL: info.BaseURL})
-	require.NoError(t, execute(context.Background(), NewCmdAdvance(af, nil), "1h", "--json"))
+	af, stdout, _ := cmdtest.Factory(map[string]string{cmdutil.EnvBaseURL: info.BaseURL})
+	require.NoError(t, cmdtest.ExecuteIn(context.Background(), NewCmdAdvance(af, nil), "1h", "--json"))
 	assert.Contains(t, stdout.String(), `{"now":"`)
 
 	cancel()
 	select {
 	case err = <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(cmdtest.RunTimeout):
 		t.Fatal("the sandbox did not stop within 30s")
 	}
 	require.Error(t, err)
@@ -163,10 +145,10 @@ func TestSandboxRunRefusals(t *testing.T) {
 			ended, cancel := context.WithCancel(context.Background())
 			cancel()
 			done := make(chan error, 1)
-			go func() { done <- execute(ended, NewCmdSandbox(f, nil), args...) }()
+			go func() { done <- cmdtest.ExecuteIn(ended, NewCmdSandbox(f, nil), args...) }()
 			select {
 			case err = <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(cmdtest.RunTimeout):
 				t.Fatal("the command did not return within 30s")
 			}
 			require.Error(t, err)
@@ -200,7 +182,7 @@ func post(t *testing.T, s *sandbox.Server, op string, form url.Values) int {
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth(testCreds.PublicKey, testCreds.SecretKey)
 	client := s.HTTPClient()
-	client.Timeout = 30 * time.Second
+	client.Timeout = cmdtest.RunTimeout
 	resp, err := client.Do(req)
 	require.NoError(t, err)
 	_, _ = io.Copy(io.Discard, resp.Body)
@@ -223,7 +205,7 @@ func intentForm(extra ...string) url.Values {
 // --variant, and a clock that can be moved.
 func TestSandboxOptions(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
-		logs := &syncBuffer{}
+		logs := &iostreams.SyncBuffer{}
 		s := serveOptions(t, &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL}, logs)
 		assert.Equal(t, testCreds, s.Credentials())
 		for i := 0; i < 5; i++ {
@@ -245,7 +227,7 @@ func TestSandboxOptions(t *testing.T) {
 		assert.Nil(t, opts)
 	})
 	t.Run("strict and quiet", func(t *testing.T) {
-		logs := &syncBuffer{}
+		logs := &iostreams.SyncBuffer{}
 		s := serveOptions(t, &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL, strict: true, quiet: true}, logs)
 		assert.Equal(t, http.StatusBadRequest, post(t, s, "createPaymentIntent", intentForm("bogus", "1")))
 		assert.Equal(t, http.StatusOK, post(t, s, "createPaymentIntent", intentForm()))
@@ -266,7 +248,7 @@ func TestSandboxOptions(t *testing.T) {
 	t.Run("variants", func(t *testing.T) {
 		s := serveOptions(t, &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL, quiet: true, variants: []string{sandbox.VariantStatusInData}}, io.Discard)
 		client := s.HTTPClient()
-		client.Timeout = 30 * time.Second
+		client.Timeout = cmdtest.RunTimeout
 		resp, err := client.Get(s.URL() + "/sandbox/variants")
 		require.NoError(t, err)
 		defer resp.Body.Close()

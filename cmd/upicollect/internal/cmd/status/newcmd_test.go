@@ -2,13 +2,12 @@ package status
 
 import (
 	"context"
-	"io"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 )
 
@@ -29,13 +28,11 @@ func TestNewCmdStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := cmdutil.New(context.Background(), strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+			f, _, _ := cmdtest.Factory(nil)
 			var got *StatusOptions
 			cmd := NewCmdStatus(f, func(o *StatusOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(io.Discard)
-			cmd.SetErr(io.Discard)
-			require.NoError(t, cmd.ExecuteContext(context.Background()))
+			_, err := cmdtest.Execute(t, cmd, tt.args...)
+			require.NoError(t, err)
 			require.NotNil(t, got, "runF ran")
 			assert.Equal(t, tt.want.OrderID, got.OrderID)
 			assert.Equal(t, tt.want.JSON, got.JSON)
@@ -51,7 +48,7 @@ func TestNewCmdStatus(t *testing.T) {
 // TestJSONFlagIsTheCommandsOwn: two commands built from one Factory keep
 // their --json apart.
 func TestJSONFlagIsTheCommandsOwn(t *testing.T) {
-	f := cmdutil.New(context.Background(), strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+	f, _, _ := cmdtest.Factory(nil)
 	var first, second *StatusOptions
 	a := NewCmdStatus(f, func(o *StatusOptions) error { first = o; return nil })
 	b := NewCmdStatus(f, func(o *StatusOptions) error { second = o; return nil })

@@ -16,12 +16,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
-
-// runTimeout bounds every run, so that a hang fails the test.
-const runTimeout = 30 * time.Second
 
 // badID is an order ID the SDK refuses before any I/O: too long.
 var badID = strings.Repeat("x", upicollect.MaxOrderIDLen+1)
@@ -31,11 +29,10 @@ var badID = strings.Repeat("x", upicollect.MaxOrderIDLen+1)
 // request the payer has not answered), o-paid (SUCCESS, UTR 123456789012)
 // and o-failed (FAIL).
 func startSandbox(t *testing.T) (*sandbox.Server, map[string]string) {
-	s := sandbox.Start(t, sandbox.WithClock(func() time.Time { return time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC) }),
-		sandbox.WithSeed(1))
+	s := sandbox.Start(t, sandbox.WithClock(func() time.Time { return cmdtest.Now }), sandbox.WithSeed(1))
 	c := s.Client()
 	defer c.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), cmdtest.RunTimeout)
 	defer cancel()
 	_, err := c.CreatePaymentRequest(ctx, &upicollect.RequestParams{Amount: upicollect.Rupees(499), OrderID: "o-pending",
 		VPA: "ravi@okaxis", Note: "Order 42",
@@ -51,9 +48,7 @@ func startSandbox(t *testing.T) (*sandbox.Server, map[string]string) {
 	require.NoError(t, err)
 	_, err = s.SettleWith("o-failed", sandbox.Settlement{Result: sandbox.StatusFail})
 	require.NoError(t, err)
-	cr := s.Credentials()
-	return s, map[string]string{cmdutil.EnvBaseURL: s.URL(), cmdutil.EnvMID: cr.MID,
-		cmdutil.EnvPublicKey: cr.PublicKey, cmdutil.EnvSecretKey: cr.SecretKey}
+	return s, cmdtest.SandboxEnv(s)
 }
 
 // run is one in-process run of `status args` over stdin.
@@ -79,14 +74,14 @@ func runStatus(t *testing.T, ctx context.Context, env map[string]string, stdin i
 	cmd := NewCmdStatus(f, nil)
 	cmd.SetArgs(args)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	bound, cancel := context.WithTimeout(context.Background(), runTimeout)
+	bound, cancel := context.WithTimeout(context.Background(), cmdtest.RunTimeout)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 	select {
 	case r.err = <-done:
 	case <-bound.Done():
-		t.Fatalf("status %v did not end within %s", args, runTimeout)
+		t.Fatalf("status %v did not end within %s", args, cmdtest.RunTimeout)
 	}
 	r.code, r.kind = cmdutil.ExitOK, ""
 	if r.err != nil {

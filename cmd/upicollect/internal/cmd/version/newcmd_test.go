@@ -1,26 +1,16 @@
 package version
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 )
-
-// testFactory is the Factory of an in-process run with an empty
-// environment, its stdout and stderr in buffers.
-func testFactory() (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
-	var stdout, stderr bytes.Buffer
-	f := cmdutil.New(context.Background(), strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
-	return f, &stdout, &stderr
-}
 
 // TestNewCmdVersion: the flags reach the options; arguments are refused.
 func TestNewCmdVersion(t *testing.T) {
@@ -37,13 +27,10 @@ func TestNewCmdVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, stdout, stderr := testFactory()
+			f, stdout, stderr := cmdtest.Factory(nil)
 			var got *VersionOptions
 			cmd := NewCmdVersion(f, func(o *VersionOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(io.Discard)
-			cmd.SetErr(io.Discard)
-			err := cmd.Execute()
+			err := cmdtest.ExecuteIn(context.Background(), cmd, tt.args...)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)
@@ -75,15 +62,15 @@ func TestVersionRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, stdout, stderr := testFactory()
+			f, stdout, stderr := cmdtest.Factory(nil)
 			cmd := NewCmdVersion(f, nil)
-			cmd.SetArgs(tt.args)
-			require.NoError(t, cmd.Execute())
+			_, err := cmdtest.Execute(t, cmd, tt.args...)
+			require.NoError(t, err)
 			assert.Equal(t, tt.want, stdout.String())
 			assert.Empty(t, stderr.String())
 			if tt.args != nil {
 				var v map[string]string
-				require.NoError(t, json.Unmarshal(stdout.Bytes(), &v))
+				require.NoError(t, json.Unmarshal([]byte(stdout.String()), &v))
 				assert.Equal(t, platform, v["platform"])
 			}
 		})

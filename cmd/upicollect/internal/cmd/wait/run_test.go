@@ -15,13 +15,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdtest"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
-
-// runTimeout bounds every run, so that a hang fails the test.
-const runTimeout = 30 * time.Second
 
 func TestNewCmdWait(t *testing.T) {
 	defaults := Limits{Timeout: 5 * time.Minute, Unknown: 10 * time.Minute}
@@ -45,15 +43,10 @@ func TestNewCmdWait(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout bytes.Buffer
-			f := cmdutil.New(context.Background(), strings.NewReader(""), &stdout, io.Discard, func(string) string { return "" })
+			f, stdout, _ := cmdtest.Factory(nil)
 			var got *WaitOptions
 			cmd := NewCmdWait(f, func(o *WaitOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SilenceUsage, cmd.SilenceErrors = true, true
-			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-			defer cancel()
-			err := cmd.ExecuteContext(ctx)
+			ctx, err := cmdtest.Execute(t, cmd, tt.args...)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)
@@ -81,11 +74,10 @@ func TestNewCmdWait(t *testing.T) {
 // fixed clock) holding three intents of ₹499: o-pending, o-paid (SUCCESS,
 // UTR 123456789012) and o-failed (FAIL).
 func startSandbox(t *testing.T) (*sandbox.Server, map[string]string) {
-	s := sandbox.Start(t, sandbox.WithClock(func() time.Time { return time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC) }),
-		sandbox.WithSeed(1))
+	s := sandbox.Start(t, sandbox.WithClock(func() time.Time { return cmdtest.Now }), sandbox.WithSeed(1))
 	c := s.Client()
 	defer c.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), cmdtest.RunTimeout)
 	defer cancel()
 	for _, id := range []string{"o-pending", "o-paid", "o-failed"} {
 		_, err := c.CreatePaymentIntent(ctx, &upicollect.IntentParams{Amount: upicollect.Rupees(499), OrderID: id,
@@ -97,9 +89,7 @@ func startSandbox(t *testing.T) (*sandbox.Server, map[string]string) {
 	require.NoError(t, err)
 	_, err = s.SettleWith("o-failed", sandbox.Settlement{Result: sandbox.StatusFail})
 	require.NoError(t, err)
-	cr := s.Credentials()
-	return s, map[string]string{cmdutil.EnvBaseURL: s.URL(), cmdutil.EnvMID: cr.MID,
-		cmdutil.EnvPublicKey: cr.PublicKey, cmdutil.EnvSecretKey: cr.SecretKey}
+	return s, cmdtest.SandboxEnv(s)
 }
 
 // run is one in-process run of `wait args`.
@@ -126,8 +116,8 @@ func runWait(t *testing.T, ctx context.Context, env map[string]string, setup fun
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 	select {
 	case r.err = <-done:
-	case <-time.After(runTimeout):
-		t.Fatalf("wait %v did not end within %s", args, runTimeout)
+	case <-time.After(cmdtest.RunTimeout):
+		t.Fatalf("wait %v did not end within %s", args, cmdtest.RunTimeout)
 	}
 	if r.err != nil {
 		r.code, r.kind = cmdutil.Classify(ctx, r.err)
@@ -340,7 +330,7 @@ func TestSpinnerFrames(t *testing.T) {
 	for i := 0; i < 3; i++ { // the first frame, then two ticks
 		select {
 		case <-w.wrote:
-		case <-time.After(runTimeout):
+		case <-time.After(cmdtest.RunTimeout):
 			t.Fatal("the spinner stopped drawing")
 		}
 	}
