@@ -62,6 +62,12 @@ func TestFakeSleep(t *testing.T) {
 			name: "deadline before fake now does not move back", start: start.Add(3 * time.Hour), d: time.Hour,
 			wantErr: context.DeadlineExceeded, wantNow: start.Add(3 * time.Hour), ctx: deadlineAt(start.Add(time.Hour)),
 		},
+		{
+			// A zero sleep returns at once, even when fake time is past a
+			// deadline the ctx (live in wall time) has not reached.
+			name: "zero with deadline before fake now", start: start.Add(3 * time.Hour), d: 0,
+			wantNow: start.Add(3 * time.Hour), ctx: deadlineAt(start.Add(time.Hour)),
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
