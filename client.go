@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/upicollect/upicollect-go/internal/clock"
-	"github.com/upicollect/upicollect-go/internal/discard"
 	"github.com/upicollect/upicollect-go/internal/redact"
 	"github.com/upicollect/upicollect-go/internal/retry"
 	"github.com/upicollect/upicollect-go/internal/vocab"
@@ -45,13 +44,9 @@ type Client struct {
 	// serverAddress and serverPort are the base URL's, for the observer.
 	serverAddress string
 	serverPort    int
-	// logger is WithLogger's (a discarding one without), for
-	// WaitForPayment's warning of a failed poll; every call's records go
-	// through observer.
-	logger    *slog.Logger
-	userAgent string
-	clock     clock.Clock
-	rand      func() float64
+	userAgent     string
+	clock         clock.Clock
+	rand          func() float64
 }
 
 // NewClient returns a Client for creds. WithBaseURL is required; the other
@@ -104,7 +99,6 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		retry:     s.retry.withDefaults(),
 		budget:    retry.NewBudget(s.retryBudget),
 		limiter:   limiter,
-		logger:    s.logger,
 		userAgent: userAgent(s.userAgent),
 		clock:     s.clock,
 		rand:      s.rand,
@@ -125,9 +119,6 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 		c.transport = newTransport(noRedirects(s.httpClient), false, header, s.timeout, c.filter)
 	} else {
 		c.transport = newTransport(defaultHTTPClient(cmp.Or(s.maxConns, DefaultMaxConns)), true, header, s.timeout, c.filter)
-	}
-	if c.logger == nil {
-		c.logger = discard.Logger()
 	}
 	return c, nil
 }

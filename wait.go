@@ -3,7 +3,6 @@ package upicollect
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -159,10 +158,9 @@ func (c *Client) WaitForPayment(ctx context.Context, orderID string, opts ...Wai
 			return last, waitError(orderID, last, failed, ctx.Err())
 		case !pollAgain(err):
 			return last, err
-		default:
-			c.logger.LogAttrs(ctx, slog.LevelWarn, "upicollect: poll failed, polling on",
-				slog.String("order_id", orderID), slog.String("error", err.Error()))
 		}
+		// A failed poll that may succeed later polls on; the client's
+		// Observer (its log among them) has seen the failed call.
 		delay := unknown.clip(retry.PollDelay(n, w.minDelay, w.maxDelay, c.rand), c.clock.Now())
 		if err := c.clock.Sleep(ctx, delay); err != nil {
 			return last, waitError(orderID, last, failed, err)
