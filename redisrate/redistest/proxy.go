@@ -15,6 +15,8 @@ type Proxy struct {
 	ln     net.Listener
 	target string
 	delay  time.Duration
+	// sleep waits out a chunk's delay; tests replace it to see the waits.
+	sleep func(time.Duration)
 
 	mu     sync.Mutex
 	paused chan struct{} // closed on Resume; nil when not paused
@@ -27,11 +29,16 @@ type Proxy struct {
 // delay each way (0: none); the round trip through it is then at least
 // twice delay. Close stops it.
 func NewProxy(target string, delay time.Duration) (*Proxy, error) {
+	return newProxy(target, delay, time.Sleep)
+}
+
+// newProxy is NewProxy with the wait for a chunk's due time given.
+func newProxy(target string, delay time.Duration, sleep func(time.Duration)) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{Addr: ln.Addr().String(), ln: ln, target: target, delay: delay,
+	p := &Proxy{Addr: ln.Addr().String(), ln: ln, target: target, delay: delay, sleep: sleep,
 		held: make(chan struct{}, 1), conns: map[net.Conn]bool{}}
 	p.wg.Add(1)
 	go p.accept()
@@ -110,12 +117,9 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 	writer.Add(1)
 	go func() {
 		defer writer.Done()
-		timer := time.NewTimer(0)
-		<-timer.C
 		for c := range queue {
 			if d := time.Until(c.due); d > 0 {
-				timer.Reset(d)
-				<-timer.C
+				p.sleep(d)
 			}
 			p.hold()
 			if _, err := dst.Write(c.b); err != nil {
