@@ -12,7 +12,8 @@
 #
 # Without arguments it runs the root module's packages, then the nested
 # module reconcile/sqlstore (its tests start PostgreSQL and SQLite
-# themselves), and fails when either has a survivor.
+# themselves), the Redis starter and the ledger's dashboard, and fails when
+# any has a survivor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -gt 0 ]; then
@@ -21,4 +22,6 @@ fi
 status=0
 go run ./.ci/mutants -workers "${WORKERS:-2}" ./internal/retry ./internal/wire ./internal/upi ./internal/redact ./internal/testkit/rawhttp ./internal/vocab ./reconcile ./reconcile/reconciletest ./reconcile/webhook . || status=$?
 go run ./.ci/mutants -workers "${WORKERS:-2}" -C reconcile/sqlstore . || status=$?
+go run ./.ci/mutants -workers "${WORKERS:-2}" -C redisrate ./redistest || status=$?
+go run ./.ci/mutants -workers "${WORKERS:-2}" -C cmd/upicollect ./dashboard || status=$?
 exit "$status"
