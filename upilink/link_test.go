@@ -113,6 +113,8 @@ func TestLint(t *testing.T) {
 		{"ampersand in name", Link{PayeeVPA: "m@ybl", PayeeName: "Tea & Co"}, []string{"pn"}},
 		{"emoji in name", Link{PayeeVPA: "m@ybl", PayeeName: "Chai ☕🍵"}, []string{"pn"}},
 		{"Hindi name is fine", Link{PayeeVPA: "m@ybl", PayeeName: "चाय"}, nil},
+		{"the basic plane's last rune: one UTF-16 unit", Link{PayeeVPA: "m@ybl", PayeeName: "Chai \uffff"}, nil},
+		{"the first rune past it: a surrogate pair", Link{PayeeVPA: "m@ybl", PayeeName: "Chai \U00010000"}, []string{"pn"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
