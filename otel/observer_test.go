@@ -206,6 +206,7 @@ func TestSpansUnderRetries(t *testing.T) {
 		assert.Equal(t, int64(i), attrOf(a, "http.request.resend_count").AsInt64())
 		assert.Equal(t, "POST", attrOf(a, "http.request.method").AsString())
 		assert.Equal(t, wantStatus[i], attrOf(a, "http.response.status_code").AsInt64())
+		assert.Equal(t, attribute.INVALID, attrOf(a, upicollectotel.RateLimitWaitKey).Type(), "no rate limiter, no wait recorded")
 		if wantReason[i] == "" {
 			assert.Empty(t, a.Events())
 			continue
