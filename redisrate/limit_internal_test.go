@@ -25,6 +25,7 @@ func TestLimitOf(t *testing.T) {
 		{2.125, redis_rate.Limit{Rate: 2125, Period: 1000 * time.Second, Burst: 3}},
 		{0.000001, redis_rate.Limit{Rate: 1, Period: 1_000_000 * time.Second, Burst: 3}},
 		{1e6, redis_rate.Limit{Rate: 1_000_000, Period: time.Second, Burst: 3}},
+		{math.MaxInt32, redis_rate.Limit{Rate: math.MaxInt32, Period: time.Second, Burst: 3}}, // the largest allowed
 		{12.3456789, redis_rate.Limit{Rate: 12345679, Period: 1_000_000 * time.Second, Burst: 3}}, // six places
 	} {
 		got, err := limitOf(tt.perSecond, 3)
@@ -48,6 +49,7 @@ func TestLimitOfRefuses(t *testing.T) {
 		{math.Inf(1), 1, "perSecond must be positive"},
 		{1e-7, 1, "below one request"},
 		{1e10, 1, "too large"},
+		{math.MaxInt32 + 1, 1, "too large"},
 		{1, 0, "burst must be at least 1"},
 	} {
 		_, err := limitOf(tt.perSecond, tt.burst)
