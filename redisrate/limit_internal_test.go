@@ -25,7 +25,7 @@ func TestLimitOf(t *testing.T) {
 		{2.125, redis_rate.Limit{Rate: 2125, Period: 1000 * time.Second, Burst: 3}},
 		{0.000001, redis_rate.Limit{Rate: 1, Period: 1_000_000 * time.Second, Burst: 3}},
 		{1e6, redis_rate.Limit{Rate: 1_000_000, Period: time.Second, Burst: 3}},
-		{math.MaxInt32, redis_rate.Limit{Rate: math.MaxInt32, Period: time.Second, Burst: 3}}, // the largest allowed
+		{math.MaxInt32, redis_rate.Limit{Rate: math.MaxInt32, Period: time.Second, Burst: 3}},     // the largest allowed
 		{12.3456789, redis_rate.Limit{Rate: 12345679, Period: 1_000_000 * time.Second, Burst: 3}}, // six places
 	} {
 		got, err := limitOf(tt.perSecond, 3)
