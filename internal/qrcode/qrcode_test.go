@@ -68,18 +68,7 @@ func TestEncodePicksLowestPenaltyMask(t *testing.T) {
 		require.Equal(t, plain.Size, got.Size, "same version")
 		assert.LessOrEqual(t, gotScore, Penalty(&coding.Code{Bitmap: plain.Bitmap, Size: plain.Size, Stride: plain.Stride}), text)
 		// The chosen mask is the best of all eight.
-		for m := coding.Mask(0); m < 8; m++ {
-			v := coding.Version((got.Size - 17) / 4)
-			p, err := coding.NewPlan(v, coding.M, m)
-			require.NoError(t, err)
-			var enc coding.Encoding = coding.String(text)
-			if coding.Num(text).Check() == nil {
-				enc = coding.Num(text)
-			} else if coding.Alpha(text).Check() == nil {
-				enc = coding.Alpha(text)
-			}
-			c, err := p.Encode(enc)
-			require.NoError(t, err)
+		for m, c := range masked(t, text) {
 			assert.LessOrEqual(t, gotScore, Penalty(c), "mask %d", m)
 		}
 	}
