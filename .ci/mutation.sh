@@ -11,8 +11,9 @@
 #                                        a nested module's package
 #
 # Without arguments it runs the root module's packages, then the nested
-# module reconcile/sqlstore (its tests start PostgreSQL and SQLite
-# themselves), the Redis starter and the ledger's dashboard, and fails when
+# modules reconcile and reconcile/sqlstore (judged by the tests of the
+# test-only module reconcile/sqlstore/drivertest, which start PostgreSQL
+# and SQLite themselves), the Redis starter and the ledger's dashboard, and fails when
 # any has a survivor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,9 @@ if [ $# -gt 0 ]; then
 	exec go run ./.ci/mutants -workers "${WORKERS:-2}" "$@"
 fi
 status=0
-go run ./.ci/mutants -workers "${WORKERS:-2}" ./internal/retry ./internal/wire ./internal/upi ./internal/redact ./internal/testkit/rawhttp ./internal/vocab ./reconcile ./reconcile/reconciletest ./reconcile/webhook . || status=$?
-go run ./.ci/mutants -workers "${WORKERS:-2}" -C reconcile/sqlstore . || status=$?
+go run ./.ci/mutants -workers "${WORKERS:-2}" ./internal/retry ./internal/wire ./internal/upi ./internal/redact ./internal/testkit/rawhttp ./internal/vocab . || status=$?
+go run ./.ci/mutants -workers "${WORKERS:-2}" -C reconcile . ./reconciletest ./webhook || status=$?
+go run ./.ci/mutants -workers "${WORKERS:-2}" -C reconcile/sqlstore -tests reconcile/sqlstore/drivertest . || status=$?
 go run ./.ci/mutants -workers "${WORKERS:-2}" -C redisrate ./redistest || status=$?
 go run ./.ci/mutants -workers "${WORKERS:-2}" -C cmd/upicollect ./dashboard || status=$?
 exit "$status"

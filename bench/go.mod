@@ -6,8 +6,9 @@ require (
 	github.com/go-resty/resty/v2 v2.16.5
 	github.com/redis/go-redis/v9 v9.17.3
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.3.0
-	github.com/upicollect/upicollect-go/redisrate v0.3.0
+	github.com/upicollect/upicollect-go v0.4.0
+	github.com/upicollect/upicollect-go/reconcile v0.4.0
+	github.com/upicollect/upicollect-go/redisrate v0.4.0
 )
 
 require (

@@ -7,8 +7,9 @@ require (
 	github.com/chromedp/chromedp v0.13.6
 	github.com/makiuchi-d/gozxing v0.1.1
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.3.0
-	github.com/upicollect/upicollect-go/cmd/upicollect v0.3.0
+	github.com/upicollect/upicollect-go v0.4.0
+	github.com/upicollect/upicollect-go/reconcile v0.4.0
+	github.com/upicollect/upicollect-go/cmd/upicollect v0.4.0
 )
 
 require (

@@ -4,7 +4,8 @@ go 1.23
 
 require (
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.3.0
+	github.com/upicollect/upicollect-go v0.4.0
+	github.com/upicollect/upicollect-go/reconcile v0.4.0
 	go.opentelemetry.io/otel v1.35.0
 	go.opentelemetry.io/otel/metric v1.35.0
 	go.opentelemetry.io/otel/sdk v1.35.0

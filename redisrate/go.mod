@@ -6,7 +6,7 @@ require (
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/redis/go-redis/v9 v9.17.3
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.3.0
+	github.com/upicollect/upicollect-go v0.4.0
 )
 
 require (

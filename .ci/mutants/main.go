@@ -55,6 +55,7 @@ type config struct {
 	mod       string // the module's directory, relative to the repository root
 	timeout   time.Duration
 	run, skip string // go test -run and -skip; "" for none
+	tests     string // the package directory whose tests run, from the repository root; "" for the mutated package
 	verbose   bool   // print every mutant's outcome
 }
 
@@ -108,10 +109,11 @@ func main() {
 	timeout := flag.Duration("timeout", 3*time.Minute, "go test -timeout for one mutant")
 	mod := flag.String("C", ".", "the directory of the module the PKGDIRs are in, from the repository root (a nested module such as reconcile/sqlstore)")
 	runRE := flag.String("run", "", "go test -run for every mutant: only these tests judge them")
+	tests := flag.String("tests", "", "the directory, from the repository root, of the package whose tests judge the mutants (default: the mutated package's own); for a package tested from a test-only module such as reconcile/sqlstore/drivertest")
 	skipRE := flag.String("skip", "", "go test -skip for every mutant")
 	verbose := flag.Bool("v", false, "print every mutant's outcome and the first test that failed on it")
 	flag.Parse()
-	cfg := config{mod: filepath.ToSlash(filepath.Clean(*mod)), timeout: *timeout, run: *runRE, skip: *skipRE, verbose: *verbose}
+	cfg := config{mod: filepath.ToSlash(filepath.Clean(*mod)), tests: *tests, timeout: *timeout, run: *runRE, skip: *skipRE, verbose: *verbose}
 	dirs := flag.Args()
 	if len(dirs) == 0 {
 		dirs = []string{"."}
@@ -399,6 +401,9 @@ func goTestArgs(cfg config, dir, overlay string) []string {
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}
+	if cfg.tests != "" {
+		return append(args, ".")
+	}
 	return append(args, "./"+strings.TrimPrefix(filepath.ToSlash(filepath.Clean(dir)), "./"))
 }
 
@@ -406,6 +411,9 @@ func goTestArgs(cfg config, dir, overlay string) []string {
 func goTest(cfg config, dir, overlay string) ([]byte, error) {
 	cmd := exec.Command("go", goTestArgs(cfg, dir, overlay)...)
 	cmd.Dir = cfg.mod
+	if cfg.tests != "" {
+		cmd.Dir = cfg.tests
+	}
 	return cmd.CombinedOutput()
 }
 

@@ -25,6 +25,7 @@ func TestGoTestArgs(t *testing.T) {
 		{"root subpackage", config{mod: "."}, "./reconcile", "o.json", []string{"-overlay", "o.json", "./reconcile"}, ""},
 		{"nested module", config{mod: "reconcile/sqlstore", run: "SQLite"}, ".", "o.json", []string{"-run", "SQLite", "-overlay", "o.json", "./."}, " (tests: -run SQLite)"},
 		{"skip", config{mod: "m", skip: "Postgres"}, "sub", "", []string{"-skip", "Postgres", "./sub"}, " (tests: -skip Postgres)"},
+		{"tests of another module", config{mod: "reconcile/sqlstore", tests: "reconcile/sqlstore/drivertest"}, ".", "o.json", []string{"-overlay", "o.json", "."}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.timeout = time.Minute

@@ -7,8 +7,9 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.1.0
 	github.com/stretchr/testify v1.12.1
-	github.com/upicollect/upicollect-go v0.3.0
-	github.com/upicollect/upicollect-go/reconcile/sqlstore v0.3.0
+	github.com/upicollect/upicollect-go v0.4.0
+	github.com/upicollect/upicollect-go/reconcile v0.4.0
+	github.com/upicollect/upicollect-go/reconcile/sqlstore v0.4.0
 	modernc.org/sqlite v1.38.2
 )
 

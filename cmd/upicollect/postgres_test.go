@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/upicollect/upicollect-go/reconcile/sqlstore/pgtest"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore/drivertest/pgtest"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 

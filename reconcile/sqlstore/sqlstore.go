@@ -101,6 +101,12 @@
 // github.com/jackc/pgx/v5/stdlib ("pgx") or modernc.org/sqlite ("sqlite").
 // SQLite needs a busy timeout, so that sweepers wait for the write lock
 // instead of failing: open it with "file:shop.db?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)".
+//
+// This module requires no driver either: a module that imports sqlstore
+// brings the one it opens (go get github.com/jackc/pgx/v5, or
+// modernc.org/sqlite), and its graph carries no other. The tests that need
+// a driver, and runnable examples on SQLite, are in the test-only module
+// github.com/upicollect/upicollect-go/reconcile/sqlstore/drivertest.
 package sqlstore
 
 import (

@@ -1,10 +1,16 @@
 package sqlstore
 
 import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
 )
+
+// update rewrites testdata/statements.json from the code.
+var update = flag.Bool("update", false, "rewrite testdata/statements.json")
 
 // TestStatements: a migration file splits at the semicolons that end a
 // line, comment and blank lines are dropped, and a last statement without
@@ -23,7 +29,68 @@ func TestStatements(t *testing.T) {
 		{"the last without its semicolon", "DROP INDEX a;\nDROP INDEX b\n", []string{"DROP INDEX a;", "DROP INDEX b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, statements(tc.src))
+			if got := statements(tc.src); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("statements(%q) = %q, want %q", tc.src, got, tc.want)
+			}
 		})
+	}
+}
+
+// sent is what testdata/statements.json holds: the store's statements on
+// each dialect as they are sent (the lease statement for a batch of 1000),
+// and how many orders one Prune transaction deletes. The driver tests
+// (module reconcile/sqlstore/drivertest) read it to EXPLAIN the statements
+// on real databases and to prune past one batch; this module has no
+// driver, so the file is how they see the unexported code.
+type sent struct {
+	PruneBatch int                          `json:"prune_batch"`
+	Statements map[string]map[string]string `json:"statements"`
+}
+
+func statementsOf(d Dialect) map[string]string {
+	q := newQueries(d)
+	return map[string]string{
+		"lease":      q.leaseQuery(1000),
+		"leaseOrder": q.leaseOrder,
+		"extend":     q.extend,
+		"commit":     q.commit,
+		"retry":      q.retry,
+		"commitMany": q.commitMany,
+		"release":    q.release,
+		"nextDue":    q.nextDue,
+		"untrack":    q.untrack,
+	}
+}
+
+// TestStatementsGolden: testdata/statements.json is the code's (go test
+// -run TestStatementsGolden -update rewrites it).
+func TestStatementsGolden(t *testing.T) {
+	want := sent{PruneBatch: pruneBatch, Statements: map[string]map[string]string{
+		"postgres": statementsOf(Postgres),
+		"sqlite":   statementsOf(SQLite),
+	}}
+	path := filepath.Join("testdata", "statements.json")
+	if *update {
+		b, err := json.MarshalIndent(want, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got sent
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s is not the code's statements: go test -run TestStatementsGolden -update", path)
 	}
 }

@@ -1,4 +1,4 @@
-package sqlstore_test
+package drivertest_test
 
 import (
 	"context"

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/upicollect/upicollect-go/reconcile/sqlstore/pgtest"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore/drivertest/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

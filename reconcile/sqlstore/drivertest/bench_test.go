@@ -1,4 +1,4 @@
-package sqlstore_test
+package drivertest_test
 
 import (
 	"context"
@@ -263,7 +263,7 @@ func TestQueryPlans(t *testing.T) {
 	conn, err := db.Conn(ctx)
 	require.NoError(t, err)
 	defer conn.Close()
-	stmts := sqlstore.Statements(sqlstore.Postgres)
+	stmts := sentStatements(t, "postgres")
 	names := make([]string, 0, len(stmts))
 	for name := range stmts {
 		names = append(names, name)
@@ -315,7 +315,7 @@ func TestSQLiteQueryPlans(t *testing.T) {
 	_, db := newSQLiteDB(t)
 	newStore(t, sqlstore.SQLite, db)
 	loadOrders(t, db, sqlstore.SQLite, *planOrders/10)
-	for name, q := range sqlstore.Statements(sqlstore.SQLite) {
+	for name, q := range sentStatements(t, "sqlite") {
 		args := make([]any, params(q))
 		rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, args...)
 		require.NoError(t, err, name)

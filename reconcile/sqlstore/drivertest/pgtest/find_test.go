@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/upicollect/upicollect-go/reconcile/sqlstore/pgtest"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore/drivertest/pgtest"
 )
 
 // TestPlainIdent: a role name is taken as it is only when it needs no

@@ -1,10 +1,10 @@
-package sqlstore_test
+package drivertest_test
 
 import (
 	"database/sql"
 	"testing"
 
-	"github.com/upicollect/upicollect-go/reconcile/sqlstore/pgtest"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore/drivertest/pgtest"
 )
 
 // The tests share one PostgreSQL for the whole package run (pgtest.Shared:

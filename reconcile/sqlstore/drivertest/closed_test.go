@@ -1,4 +1,4 @@
-package sqlstore_test
+package drivertest_test
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func TestCommitOnAClosedDatabase(t *testing.T) {
 func TestPruneMoreThanABatch(t *testing.T) {
 	eachDialect(t, func(t *testing.T, c clocked) {
 		ctx := testCtx(t)
-		const n = sqlstore.PruneBatch + 1
+		n := pruneBatch(t) + 1
 		_, err := c.db.ExecContext(ctx, fmt.Sprintf(`WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < %d)
 			INSERT INTO %s (order_id, amount_paise, created_ns, state, updated_ns) SELECT 'done-' || i, 100, %d, 'paid', %d FROM seq`,
 			n, sqlstore.OrdersTable, t0.UnixNano(), t0.UnixNano()))

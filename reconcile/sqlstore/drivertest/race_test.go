@@ -1,6 +1,6 @@
 //go:build race
 
-package sqlstore_test
+package drivertest_test
 
 // raceEnabled scales the process test down under the race detector.
 const raceEnabled = true

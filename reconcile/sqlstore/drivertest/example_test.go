@@ -1,4 +1,4 @@
-package sqlstore_test
+package drivertest_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 // A handler credits the merchant's ledger through the event's transaction:
 // the credit commits with the event, once.
-func ExampleTx() {
+func Example_tx() {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "shop")
 	if err != nil {
@@ -93,7 +93,7 @@ func ExampleTx() {
 // Migrate brings a database to the schema of this release before any
 // sweeper starts (New does the same), and a daily job prunes the orders
 // finished more than 90 days ago.
-func ExampleMigrate() {
+func Example_migrate() {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "shop")
 	if err != nil {

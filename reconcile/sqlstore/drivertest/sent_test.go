@@ -1,0 +1,54 @@
+package drivertest_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// sent is ../testdata/statements.json, which the sqlstore module's own
+// test keeps equal to its code: the store's statements as they are sent,
+// per dialect ("postgres", "sqlite"), and how many orders one Prune
+// transaction deletes. This module reads them there, as it sees only
+// sqlstore's exported API.
+type sent struct {
+	PruneBatch int                          `json:"prune_batch"`
+	Statements map[string]map[string]string `json:"statements"`
+}
+
+var loadSent = sync.OnceValues(func() (sent, error) {
+	var s sent
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "statements.json"))
+	if err != nil {
+		return s, err
+	}
+	return s, json.Unmarshal(b, &s)
+})
+
+// sentStatements returns the statements on dialect ("postgres" or "sqlite").
+func sentStatements(t testing.TB, dialect string) map[string]string {
+	t.Helper()
+	s, err := loadSent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Statements[dialect]) == 0 {
+		t.Fatalf("no statements for %s in ../testdata/statements.json", dialect)
+	}
+	return s.Statements[dialect]
+}
+
+// pruneBatch is how many orders one Prune transaction deletes.
+func pruneBatch(t testing.TB) int {
+	t.Helper()
+	s, err := loadSent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PruneBatch < 1 {
+		t.Fatal("no prune_batch in ../testdata/statements.json")
+	}
+	return s.PruneBatch
+}
