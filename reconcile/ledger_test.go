@@ -770,3 +770,54 @@ func TestHandlerTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestRunStepHook: Run passes each step's report to WithStepHook's function
+// (the time it stepped at, its Stats) and stops with that function's error;
+// RunStep is one such step, on the store's clock.
+func TestRunStepHook(t *testing.T) {
+	e := newEnv(t)
+	ctx := boundedCtx(t)
+	st := newClockStore()
+	st.set(t0.Add(10 * time.Second))
+	stop := errors.New("enough")
+	var reports []reconcile.StepReport
+	sw, err := reconcile.New(e.client, st, func(context.Context, reconcile.Event) error { return nil },
+		reconcile.WithClock(func() time.Time { return t0.Add(-time.Hour) }), reconcile.WithStepInterval(time.Millisecond),
+		reconcile.WithStepHook(func(hctx context.Context, r reconcile.StepReport) error {
+			require.NoError(t, hctx.Err())
+			reports = append(reports, r)
+			if len(reports) == 3 {
+				return stop
+			}
+			return nil
+		}))
+	require.NoError(t, err)
+	o := e.intent(t, "run-hook", upicollect.Rupees(10))
+	_, err = e.sb.Pay(o.ID)
+	require.NoError(t, err)
+	require.NoError(t, sw.Track(ctx, o))
+	assert.ErrorIs(t, sw.Run(ctx), stop, "Run returns the hook's error")
+	require.Len(t, reports, 3, "one report a step, and none after the hook's error")
+	for i, r := range reports {
+		assert.Equal(t, t0.Add(10*time.Second), r.At, "step %d at the store's clock", i)
+		assert.NoError(t, r.Err)
+	}
+	assert.Equal(t, 1, reports[0].Stats.Paid)
+	assert.Equal(t, 0, reports[1].Stats.Checked+reports[2].Stats.Checked, "delivered once")
+
+	r := sw.RunStep(ctx)
+	assert.Equal(t, t0.Add(10*time.Second), r.At)
+	require.NoError(t, r.Err)
+	assert.Equal(t, reconcile.Stats{}, r.Stats)
+
+	f := newFlaky()
+	down := errors.New("clock down")
+	f.fail("Now", down)
+	sw, err = reconcile.New(e.client, f, func(context.Context, reconcile.Event) error { return nil },
+		reconcile.WithClock(func() time.Time { return t0.Add(-time.Hour) }))
+	require.NoError(t, err)
+	r = sw.RunStep(ctx)
+	assert.ErrorIs(t, r.Err, down, "the store's clock failed")
+	assert.Equal(t, t0.Add(-time.Hour), r.At, "WithClock's time when the store's clock cannot be read")
+	assert.Equal(t, reconcile.Stats{}, r.Stats)
+}

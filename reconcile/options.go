@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,7 @@ type options struct {
 	handlerTO    time.Duration // 0: leaseTTL/2
 	now          func() time.Time
 	logger       *slog.Logger
+	stepHook     func(context.Context, StepReport) error
 }
 
 // Defaults of a Sweeper's work.
@@ -167,4 +169,13 @@ func (o *options) handlerTimeout() time.Duration {
 		return o.handlerTO
 	}
 	return o.leaseTTL / 2
+}
+
+// WithStepHook makes Run call f after each of its steps, with what the
+// step did, before it waits for the next: a program prints or measures its
+// steps there (the upicollect command's `reconcile run` prints each). When
+// f returns an error, Run stops and returns it. f runs on Run's goroutine:
+// Run waits for it.
+func WithStepHook(f func(ctx context.Context, r StepReport) error) Option {
+	return func(o *options) { o.stepHook = f }
 }

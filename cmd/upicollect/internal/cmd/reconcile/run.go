@@ -147,11 +147,41 @@ func runRun(rf *RunOptions) error {
 	sw, err := reconcile.New(c, st, handler, reconcile.WithClock(rf.IO.Now),
 		reconcile.WithHandlerTimeout(handlerTimeout),
 		reconcile.WithLeaseTTL(leaseTTL),
-		reconcile.WithStepInterval(rf.Interval))
+		reconcile.WithStepInterval(rf.Interval),
+		reconcile.WithStepHook(rf.stepDone))
 	if err != nil {
 		return err
 	}
-	return rf.sweep(sw, st, rf.Once, rf.Interval, leaseTTL)
+	if rf.Once {
+		r := sw.RunStep(rf.Ctx)
+		if rf.Ctx.Err() != nil {
+			return cmdutil.Interrupted(rf.Ctx, errors.New("sweeper stopped"))
+		}
+		if err := rf.printStep(r.At, r.Stats); err != nil {
+			return err
+		}
+		return r.Err
+	}
+	err = sw.Run(rf.Ctx)
+	if rf.Ctx.Err() != nil {
+		return cmdutil.Interrupted(rf.Ctx, errors.New("sweeper stopped"))
+	}
+	return err
+}
+
+// stepDone prints what one of the sweeper's steps did, and its errors
+// (a check that failed, an event not delivered), which the ledger retries
+// on its backoff; an error printing the step stops the sweeper.
+func (o *RunOptions) stepDone(_ context.Context, r reconcile.StepReport) error {
+	if err := o.printStep(r.At, r.Stats); err != nil {
+		return err
+	}
+	if r.Err != nil {
+		for _, line := range strings.Split(cmdutil.ErrorMessage(nil, r.Err), "\n") {
+			_ = iostreams.WriteLine(o.IO.ErrOut, "upicollect: "+iostreams.TerminalSafe(line))
+		}
+	}
+	return nil
 }
 
 // deliverer returns the delivery --deliver names.
@@ -315,66 +345,3 @@ func (o *RunOptions) printStep(at time.Time, s reconcile.Stats) error {
 		v.Step, v.Checked, v.Paid, v.Failed, v.LatePaid, v.Expired, v.Mismatch, v.Pending, v.Errors, next))
 }
 
-// minStepGap is the least time between two steps of `reconcile run`,
-// whatever the ledger says is due (a fifth of --interval when that is
-// longer): an order whose delivery keeps failing is never stepped back to
-// back (the ledger's backoff spaces its retries; this is the floor under
-// it).
-const minStepGap = time.Second
-
-// sweep steps until ctx ends (or once), printing a summary per step. Each
-// step is at the ledger's time (Store.Now: PostgreSQL's clock, so that
-// sweepers on hosts whose clocks differ agree) and bounded by stepTimeout.
-// Between steps it waits until the ledger's next due order (NextDue), at
-// least minStepGap (or interval/5) and at most interval. A step's errors (a
-// check that failed, an event not delivered) are printed and retried on
-// the ledger's backoff; with --once they are the exit code.
-func (o *RunOptions) sweep(sw *reconcile.Sweeper, st reconcile.Store, once bool, interval, stepTimeout time.Duration) error {
-	for {
-		now, stats, err := o.step(sw, st, stepTimeout)
-		if o.Ctx.Err() != nil {
-			return cmdutil.Interrupted(o.Ctx, errors.New("sweeper stopped"))
-		}
-		if perr := o.printStep(now, stats); perr != nil {
-			return perr
-		}
-		if once {
-			return err
-		}
-		if err != nil {
-			for _, line := range strings.Split(cmdutil.ErrorMessage(nil, err), "\n") {
-				_ = iostreams.WriteLine(o.IO.ErrOut, "upicollect: "+iostreams.TerminalSafe(line))
-			}
-		}
-		select {
-		case <-o.Ctx.Done():
-			return cmdutil.Interrupted(o.Ctx, errors.New("sweeper stopped"))
-		case <-time.After(stepWait(now, stats.NextDue, interval)):
-		}
-	}
-}
-
-// step is one of sweep's steps, at the ledger's time, bounded by timeout.
-func (o *RunOptions) step(sw *reconcile.Sweeper, st reconcile.Store, timeout time.Duration) (time.Time, reconcile.Stats, error) {
-	ctx, cancel := context.WithTimeout(o.Ctx, timeout)
-	defer cancel()
-	now, ok, err := st.Now(ctx)
-	if err != nil {
-		return o.IO.Now(), reconcile.Stats{}, fmt.Errorf("reading the ledger's clock: %w", err)
-	}
-	if !ok {
-		now = o.IO.Now()
-	}
-	stats, err := sw.Step(ctx, now)
-	return now, stats, err
-}
-
-// stepWait is how long sweep waits after a step at now: until next (the
-// ledger's next due order), at least minStepGap, at most interval.
-func stepWait(now, next time.Time, interval time.Duration) time.Duration {
-	wait := interval
-	if !next.IsZero() {
-		wait = min(next.Sub(now), interval)
-	}
-	return max(wait, minStepGap, interval/5)
-}
