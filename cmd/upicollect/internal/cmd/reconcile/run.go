@@ -344,4 +344,3 @@ func (o *RunOptions) printStep(at time.Time, s reconcile.Stats) error {
 		"step %s: checked %d, paid %d, failed %d, late_paid %d, expired %d, mismatch %d, pending %d, errors %d; next due %s",
 		v.Step, v.Checked, v.Paid, v.Failed, v.LatePaid, v.Expired, v.Mismatch, v.Pending, v.Errors, next))
 }
-
