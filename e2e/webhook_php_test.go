@@ -160,12 +160,9 @@ func TestPHPReceiverLive(t *testing.T) {
 			webhook.WithHTTPClient(client), webhook.WithClock(func() time.Time { return at }))
 		require.NoError(t, err)
 		created := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-		return h(ctx, reconcile.Event{
-			Order:  reconcile.Order{ID: "order-1001", Amount: 49900, Created: created},
-			Result: reconcile.Paid,
-			Status: &upicollect.PaymentStatus{OrderID: "order-1001", TxnStatus: upicollect.TxnSuccess, Amount: 49900, UTR: "412345678901"},
-			At:     created.Add(2*time.Minute + 10*time.Second),
-		})
+		return h(ctx, reconcile.NewEvent(reconcile.Order{ID: "order-1001", Amount: 49900, Created: created}, reconcile.Paid,
+			&upicollect.PaymentStatus{OrderID: "order-1001", TxnStatus: upicollect.TxnSuccess, Amount: 49900, UTR: "412345678901"},
+			created.Add(2*time.Minute+10*time.Second), ""))
 	}
 	require.NoError(t, send(webhookSecret, now))
 	id := webhook.DeliveryID("order-1001", reconcile.Paid)

@@ -274,7 +274,8 @@ func (s *Sweeper) outcome(ctx context.Context, t time.Time, l Lease, st *upicoll
 		stats.Pending++
 		return u
 	}
-	u.Event = &Event{Order: l.Order, Result: tr.result, Status: st, At: t, Reason: tr.reason}
+	ev := NewEvent(l.Order, tr.result, st, t, tr.reason)
+	u.Event = &ev
 	f := l.Failures + 1
 	u.Retry = Retry{Next: t.Add(s.retryAfter(f)), Failures: f}
 	return u

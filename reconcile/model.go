@@ -29,9 +29,19 @@ const (
 )
 
 // Event is one change in an order's outcome, delivered to the Handler.
+// Credit Paid, never Order.Amount: the money a payer paid is Paid, and only
+// a Paid or LatePaid event is a payment to credit (a Mismatch is one for
+// another amount: refund or settle it by hand).
 type Event struct {
 	Order  Order  // the order as tracked
 	Result Result // what happened to it
+	// Expected is the amount tracked, Order.Amount: what the merchant
+	// expects to be paid.
+	Expected upicollect.Money
+	// Paid is what the status check reported paid: its amount for a Paid,
+	// LatePaid or Mismatch event (a SUCCESS), 0 for a Failed or Expired
+	// one, whatever amount a failed answer carried.
+	Paid upicollect.Money
 	// Status is the status check's answer that produced the event.
 	Status *upicollect.PaymentStatus
 	// At is the time the check that found it was judged at: the time
@@ -41,6 +51,18 @@ type Event struct {
 	// Reason says why an order Expired (ReasonNotFound or
 	// ReasonNoFinalState); "" for the other results.
 	Reason string
+}
+
+// NewEvent returns the event of o with result r, found by the status
+// check st (nil when the event had none) at at: Expected and Paid set by
+// the rule their docs give. The sweeper makes its events with it, and a
+// Store rebuilds the events it recorded with it.
+func NewEvent(o Order, r Result, st *upicollect.PaymentStatus, at time.Time, reason string) Event {
+	e := Event{Order: o, Result: r, Expected: o.Amount, Status: st, At: at, Reason: reason}
+	if st != nil && (r == Paid || r == LatePaid || r == Mismatch) {
+		e.Paid = st.Amount
+	}
+	return e
 }
 
 // State is where an order stands in a Store.

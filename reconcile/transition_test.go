@@ -61,3 +61,34 @@ func TestTransitionFor(t *testing.T) {
 		})
 	}
 }
+
+// TestNewEvent: an event's Expected is the amount tracked; its Paid is the
+// checked amount of a SUCCESS (Paid, LatePaid, Mismatch) and 0 for a Failed
+// or Expired event, whatever amount the failed answer carried.
+func TestNewEvent(t *testing.T) {
+	o := Order{ID: "ORD-1", Amount: upicollect.Rupees(249), Created: t0}
+	at := t0.Add(time.Minute)
+	success := func(m upicollect.Money) *upicollect.PaymentStatus {
+		return &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnSuccess, Amount: m, UTR: "U1"}
+	}
+	failed := &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnFail, Amount: upicollect.Rupees(200)}
+	for _, tc := range []struct {
+		name   string
+		r      Result
+		st     *upicollect.PaymentStatus
+		paid   upicollect.Money
+		reason string
+	}{
+		{"paid", Paid, success(upicollect.Rupees(249)), upicollect.Rupees(249), ""},
+		{"late paid", LatePaid, success(upicollect.Rupees(249)), upicollect.Rupees(249), ""},
+		{"mismatch", Mismatch, success(upicollect.Rupees(200)), upicollect.Rupees(200), ""},
+		{"failed with an amount", Failed, failed, 0, ""},
+		{"expired, no answer", Expired, nil, 0, ReasonNoFinalState},
+		{"paid without an answer", Paid, nil, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEvent(o, tc.r, tc.st, at, tc.reason)
+			assert.Equal(t, Event{Order: o, Result: tc.r, Expected: o.Amount, Paid: tc.paid, Status: tc.st, At: at, Reason: tc.reason}, e)
+		})
+	}
+}

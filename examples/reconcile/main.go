@@ -87,9 +87,9 @@ func run(ctx context.Context, w io.Writer) error {
 		case reconcile.Expired:
 			action = "release the stock (" + e.Reason + ")"
 		case reconcile.LatePaid:
-			action = "money arrived after all: fulfil it, or refund " + e.Status.Amount.String() + " INR"
+			action = "money arrived after all: fulfil it, or refund " + e.Paid.String() + " INR"
 		case reconcile.Mismatch:
-			action = "paid " + e.Status.Amount.String() + " INR instead of " + e.Order.Amount.String() + ": hold for a person"
+			action = "paid " + e.Paid.String() + " INR instead of " + e.Expected.String() + ": hold for a person"
 		}
 		fmt.Fprintf(w, "%-8v %s  %-9s %s\n", e.At.Sub(start), e.Order.ID, e.Result, action)
 		return nil

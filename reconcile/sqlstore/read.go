@@ -84,11 +84,11 @@ func (s *store) events(ctx context.Context, sts []reconcile.OrderState) error {
 			return err
 		}
 		st := &sts[at[id]]
-		e := reconcile.Event{Order: st.Order, Result: reconcile.Result(result), At: time.Unix(0, atNS).UTC(), Reason: reason}
+		var status *upicollect.PaymentStatus
 		if txn != "" {
-			e.Status = &upicollect.PaymentStatus{OrderID: id, TxnStatus: upicollect.TxnStatus(txn), Amount: upicollect.Money(paid), UTR: utr}
+			status = &upicollect.PaymentStatus{OrderID: id, TxnStatus: upicollect.TxnStatus(txn), Amount: upicollect.Money(paid), UTR: utr}
 		}
-		st.Events = append(st.Events, e)
+		st.Events = append(st.Events, reconcile.NewEvent(st.Order, reconcile.Result(result), status, time.Unix(0, atNS).UTC(), reason))
 	}
 	return rows.Err()
 }

@@ -20,9 +20,10 @@ type Delivery struct {
 	ID       string
 	OrderID  string           // the order id given to the service
 	Result   reconcile.Result // paid, failed, late_paid, expired or mismatch
-	Expected upicollect.Money // the tracked amount
-	// Paid is what the status check reported paid: its amount when it said
-	// SUCCESS (Paid, LatePaid, Mismatch), 0 for the other results.
+	Expected upicollect.Money // the tracked amount: Event.Expected
+	// Paid is what the status check reported paid, Event.Paid: its amount
+	// when it said SUCCESS (Paid, LatePaid, Mismatch), 0 for the other
+	// results.
 	Paid   upicollect.Money
 	UTR    string    // the bank's reference, when the status check gave one
 	Reason string    // why an order Expired; "" for the other results
@@ -35,15 +36,13 @@ func NewDelivery(e reconcile.Event) Delivery {
 		ID:       DeliveryID(e.Order.ID, e.Result),
 		OrderID:  e.Order.ID,
 		Result:   e.Result,
-		Expected: e.Order.Amount,
+		Expected: e.Expected,
+		Paid:     e.Paid,
 		Reason:   e.Reason,
 		At:       e.At,
 	}
 	if s := e.Status; s != nil {
 		d.UTR = s.UTR
-		if s.Paid() {
-			d.Paid = s.Amount
-		}
 	}
 	return d
 }

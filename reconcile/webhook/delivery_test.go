@@ -123,16 +123,14 @@ func TestNewDelivery(t *testing.T) {
 		Expected: 49900, Paid: 49900, UTR: "412345678901", At: ev.At,
 	}, d)
 
-	failed := ev
-	failed.Result = reconcile.Failed
-	failed.Status = &upicollect.PaymentStatus{TxnStatus: upicollect.TxnFail, Amount: 49900, UTR: "U-FAIL"}
+	failed := reconcile.NewEvent(ev.Order, reconcile.Failed,
+		&upicollect.PaymentStatus{TxnStatus: upicollect.TxnFail, Amount: 49900, UTR: "U-FAIL"}, ev.At, "")
 	d = webhook.NewDelivery(failed)
 	assert.Equal(t, upicollect.Money(0), d.Paid, "a failed payment paid nothing")
 	assert.Equal(t, "U-FAIL", d.UTR)
 	assert.Equal(t, webhook.DeliveryID("order-1001", reconcile.Failed), d.ID)
 
-	expired := ev
-	expired.Result, expired.Reason, expired.Status = reconcile.Expired, reconcile.ReasonNotFound, nil
+	expired := reconcile.NewEvent(ev.Order, reconcile.Expired, nil, ev.At, reconcile.ReasonNotFound)
 	d = webhook.NewDelivery(expired)
 	assert.Equal(t, upicollect.Money(0), d.Paid)
 	assert.Empty(t, d.UTR)

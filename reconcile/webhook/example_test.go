@@ -35,12 +35,10 @@ func ExampleSender() {
 		log.Fatal(err)
 	}
 	// reconcile.New(client, store, send) calls it once per event; here by hand:
-	err = send(context.Background(), reconcile.Event{
-		Order:  reconcile.Order{ID: "order-1001", Amount: upicollect.Rupees(499), Created: time.Now()},
-		Result: reconcile.Paid,
-		Status: &upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: upicollect.Rupees(499), UTR: "412345678901"},
-		At:     time.Now(),
-	})
+	err = send(context.Background(), reconcile.NewEvent(
+		reconcile.Order{ID: "order-1001", Amount: upicollect.Rupees(499), Created: time.Now()}, reconcile.Paid,
+		&upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: upicollect.Rupees(499), UTR: "412345678901"},
+		time.Now(), ""))
 	fmt.Println("handled:", err == nil)
 	// Output:
 	// paid order-1001 499.00 evt_e4feeee24b284b5f6893fb21cc12b7c9
@@ -76,12 +74,8 @@ func ExampleReceive() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ev := reconcile.Event{
-		Order:  reconcile.Order{ID: "order-1003", Amount: upicollect.Rupees(1500), Created: time.Now()},
-		Result: reconcile.Mismatch,
-		Status: &upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: 108},
-		At:     time.Now(),
-	}
+	ev := reconcile.NewEvent(reconcile.Order{ID: "order-1003", Amount: upicollect.Rupees(1500), Created: time.Now()},
+		reconcile.Mismatch, &upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: 108}, time.Now(), "")
 	_ = send(context.Background(), ev)
 	_ = send(context.Background(), ev) // delivered again (the answer was lost, say)
 

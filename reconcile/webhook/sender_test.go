@@ -29,12 +29,9 @@ import (
 
 // paidEvent is an event as a sweeper hands it to its handler.
 func paidEvent() reconcile.Event {
-	return reconcile.Event{
-		Order:  reconcile.Order{ID: "order-1001", Amount: 49900, Created: t0},
-		Result: reconcile.Paid,
-		Status: &upicollect.PaymentStatus{OrderID: "order-1001", TxnStatus: upicollect.TxnSuccess, Amount: 49900, UTR: "412345678901"},
-		At:     t0.Add(2*time.Minute + 10*time.Second),
-	}
+	return reconcile.NewEvent(reconcile.Order{ID: "order-1001", Amount: 49900, Created: t0}, reconcile.Paid,
+		&upicollect.PaymentStatus{OrderID: "order-1001", TxnStatus: upicollect.TxnSuccess, Amount: 49900, UTR: "412345678901"},
+		t0.Add(2*time.Minute+10*time.Second), "")
 }
 
 // captured is one request a test server received.

@@ -54,12 +54,12 @@ func makeVectors(t *testing.T) vectorFile {
 		return string(b)
 	}
 	order := reconcile.Order{ID: "order-1001", Amount: upicollect.Rupees(499), Created: t0}
-	paid := body(reconcile.Event{Order: order, Result: reconcile.Paid, At: ts.Add(-10 * time.Second),
-		Status: &upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: upicollect.Rupees(499), UTR: "412345678901"}})
-	expired := body(reconcile.Event{Order: reconcile.Order{ID: "order-1002", Amount: 108, Created: t0}, Result: reconcile.Expired,
-		At: t0.Add(15 * time.Minute), Reason: reconcile.ReasonNotFound, Status: &upicollect.PaymentStatus{TxnStatus: upicollect.TxnPending, NotFound: true}})
-	mismatch := body(reconcile.Event{Order: reconcile.Order{ID: "order-1003", Amount: upicollect.Rupees(1500), Created: t0}, Result: reconcile.Mismatch,
-		At: ts.Add(-time.Second), Status: &upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: 108, UTR: "612345678902"}})
+	paid := body(reconcile.NewEvent(order, reconcile.Paid,
+		&upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: upicollect.Rupees(499), UTR: "412345678901"}, ts.Add(-10*time.Second), ""))
+	expired := body(reconcile.NewEvent(reconcile.Order{ID: "order-1002", Amount: 108, Created: t0}, reconcile.Expired,
+		&upicollect.PaymentStatus{TxnStatus: upicollect.TxnPending, NotFound: true}, t0.Add(15*time.Minute), reconcile.ReasonNotFound))
+	mismatch := body(reconcile.NewEvent(reconcile.Order{ID: "order-1003", Amount: upicollect.Rupees(1500), Created: t0}, reconcile.Mismatch,
+		&upicollect.PaymentStatus{TxnStatus: upicollect.TxnSuccess, Amount: 108, UTR: "612345678902"}, ts.Add(-time.Second), ""))
 	sign := func(at time.Time, b string, secrets ...string) string {
 		var ks [][]byte
 		for _, s := range secrets {

@@ -259,18 +259,21 @@ func TestEventLine(t *testing.T) {
 		line string
 		json string
 	}{
-		{"paid", reconcile.Event{Order: order, Result: reconcile.Paid, Status: paid, At: at},
+		{"paid", reconcile.NewEvent(order, reconcile.Paid, paid, at, ""),
 			"paid      ORD-1  expected ₹499.00  UTR UTR0001",
-			`{"event":"paid","order_id":"ORD-1","expected_amount":"499.00","amount":"499.00","txn_status":"SUCCESS","utr":"UTR0001","at":"2026-11-26T11:00:00Z"}`},
-		{"mismatch", reconcile.Event{Order: order, Result: reconcile.Mismatch, Status: less, At: at},
+			`{"event":"paid","order_id":"ORD-1","expected":"499.00","paid":"499.00","txn_status":"SUCCESS","utr":"UTR0001","at":"2026-11-26T11:00:00Z"}`},
+		{"mismatch", reconcile.NewEvent(order, reconcile.Mismatch, less, at, ""),
 			"mismatch  ORD-1  expected ₹499.00, paid ₹400.00",
-			`{"event":"mismatch","order_id":"ORD-1","expected_amount":"499.00","amount":"400.00","txn_status":"SUCCESS","utr":"","at":"2026-11-26T11:00:00Z"}`},
-		{"expired", reconcile.Event{Order: order, Result: reconcile.Expired, Reason: reconcile.ReasonNotFound, At: at},
+			`{"event":"mismatch","order_id":"ORD-1","expected":"499.00","paid":"400.00","txn_status":"SUCCESS","utr":"","at":"2026-11-26T11:00:00Z"}`},
+		{"expired", reconcile.NewEvent(order, reconcile.Expired, nil, at, reconcile.ReasonNotFound),
 			"expired   ORD-1  expected ₹499.00  (" + reconcile.ReasonNotFound + ")",
-			`{"event":"expired","order_id":"ORD-1","expected_amount":"499.00","amount":null,"txn_status":"","utr":"","reason":"` + reconcile.ReasonNotFound + `","at":"2026-11-26T11:00:00Z"}`},
-		{"no amount in the answer", reconcile.Event{Order: order, Result: reconcile.Failed, Status: &upicollect.PaymentStatus{TxnStatus: upicollect.TxnFail}, At: at},
+			`{"event":"expired","order_id":"ORD-1","expected":"499.00","paid":"0.00","txn_status":"","utr":"","reason":"` + reconcile.ReasonNotFound + `","at":"2026-11-26T11:00:00Z"}`},
+		{"no amount in the answer", reconcile.NewEvent(order, reconcile.Failed, &upicollect.PaymentStatus{TxnStatus: upicollect.TxnFail}, at, ""),
 			"failed    ORD-1  expected ₹499.00",
-			`{"event":"failed","order_id":"ORD-1","expected_amount":"499.00","amount":null,"txn_status":"FAIL","utr":"","at":"2026-11-26T11:00:00Z"}`},
+			`{"event":"failed","order_id":"ORD-1","expected":"499.00","paid":"0.00","txn_status":"FAIL","utr":"","at":"2026-11-26T11:00:00Z"}`},
+		{"a failed answer's amount is not paid", reconcile.NewEvent(order, reconcile.Failed, &upicollect.PaymentStatus{TxnStatus: upicollect.TxnFail, Amount: upicollect.Rupees(200)}, at, ""),
+			"failed    ORD-1  expected ₹499.00",
+			`{"event":"failed","order_id":"ORD-1","expected":"499.00","paid":"0.00","txn_status":"FAIL","utr":"","at":"2026-11-26T11:00:00Z"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,7 +284,7 @@ func TestEventLine(t *testing.T) {
 			assert.Equal(t, tt.json+"\n", buf.String())
 		})
 	}
-	assert.Equal(t, `paid      ORD\x1b[2J  expected ₹499.00`, eventLine(reconcile.Event{Order: reconcile.Order{ID: "ORD\x1b[2J", Amount: upicollect.Rupees(499)}, Result: reconcile.Paid}),
+	assert.Equal(t, `paid      ORD\x1b[2J  expected ₹499.00`, eventLine(reconcile.NewEvent(reconcile.Order{ID: "ORD\x1b[2J", Amount: upicollect.Rupees(499)}, reconcile.Paid, nil, at, "")),
 		"escaped for the terminal")
 }
 

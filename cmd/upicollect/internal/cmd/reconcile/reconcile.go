@@ -100,25 +100,27 @@ func NewCmdReconcile(f *cmdutil.Factory) *cobra.Command {
 }
 
 // eventJSON is one event as `reconcile run` prints it when delivered, and
-// as show and list print an order's events.
+// as show and list print an order's events. Its money is the event's, named
+// as the webhook names it: expected, the amount tracked; paid, what the
+// status check reported paid (0.00 for a failed or expired event).
 type eventJSON struct {
-	Event     string  `json:"event"`
-	OrderID   string  `json:"order_id"`
-	Expected  string  `json:"expected_amount"`
-	Amount    *string `json:"amount"`
-	TxnStatus string  `json:"txn_status"`
-	UTR       string  `json:"utr"`
-	Reason    string  `json:"reason,omitempty"`
-	At        string  `json:"at"`
+	Event     string `json:"event"`
+	OrderID   string `json:"order_id"`
+	Expected  string `json:"expected"`
+	Paid      string `json:"paid"`
+	TxnStatus string `json:"txn_status"`
+	UTR       string `json:"utr"`
+	Reason    string `json:"reason,omitempty"`
+	At        string `json:"at"`
 }
 
 func newEventJSON(e reconcile.Event) eventJSON {
 	ev := eventJSON{
-		Event: string(e.Result), OrderID: e.Order.ID, Expected: e.Order.Amount.String(),
+		Event: string(e.Result), OrderID: e.Order.ID, Expected: e.Expected.String(), Paid: e.Paid.String(),
 		Reason: e.Reason, At: e.At.Format(time.RFC3339),
 	}
 	if e.Status != nil {
-		ev.Amount, ev.TxnStatus, ev.UTR = cmdutil.OptAmount(e.Status.Amount), string(e.Status.TxnStatus), e.Status.UTR
+		ev.TxnStatus, ev.UTR = string(e.Status.TxnStatus), e.Status.UTR
 	}
 	return ev
 }
@@ -126,9 +128,9 @@ func newEventJSON(e reconcile.Event) eventJSON {
 // eventLine is e for a person: "paid  ORDER  expected ₹499.00, paid ₹…  UTR …  (reason)".
 func eventLine(e reconcile.Event) string {
 	ev := newEventJSON(e)
-	line := fmt.Sprintf("%-9s %s  expected %s", ev.Event, ev.OrderID, cmdutil.Rupees(e.Order.Amount))
-	if ev.Amount != nil && *ev.Amount != ev.Expected {
-		line += ", paid ₹" + *ev.Amount
+	line := fmt.Sprintf("%-9s %s  expected %s", ev.Event, ev.OrderID, cmdutil.Rupees(e.Expected))
+	if e.Paid != 0 && e.Paid != e.Expected {
+		line += ", paid " + cmdutil.Rupees(e.Paid)
 	}
 	if ev.UTR != "" {
 		line += "  UTR " + ev.UTR

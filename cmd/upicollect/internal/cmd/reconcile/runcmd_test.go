@@ -291,7 +291,7 @@ func TestRunWebhook(t *testing.T) {
 	mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	require.Len(t, lines, 2, stdout)
-	assert.Equal(t, `{"event":"paid","order_id":"ORD-1","expected_amount":"499.00","amount":"499.00","txn_status":"SUCCESS","utr":"`+utr+`","at":"2026-11-26T10:00:00Z"}`, lines[0])
+	assert.Equal(t, `{"event":"paid","order_id":"ORD-1","expected":"499.00","paid":"499.00","txn_status":"SUCCESS","utr":"`+utr+`","at":"2026-11-26T10:00:00Z"}`, lines[0])
 	assert.True(t, strings.HasPrefix(lines[1], `{"step":"2026-11-26T10:00:00Z","checked":1,"paid":1,`), lines[1])
 
 	f, stdout2, _ := testFactory(map[string]string{envWebhookSecret: "whsec_from_env"})
