@@ -133,6 +133,9 @@ func (c *Client) send(ctx context.Context, cl *call) (answer, error) {
 		}
 		ambiguous = ans.outcomeUnknown
 		lastErr = attemptError(cl.op, cl.orderID, &ans, c.filter)
+		if ra, ok := retry.ParseRetryAfter(ans.retryAfter, c.clock.Now()); ok {
+			lastErr.RetryAfter = ra
+		}
 		if ctx.Err() != nil {
 			c.endAttempt(cl, obs, n, &a, lastErr, verdict{})
 			// The context ended during the attempt; judge already said

@@ -82,8 +82,13 @@ type APIError struct {
 	// Reason says why the client stopped retrying a call that could have
 	// been retried: ReasonAttemptsExhausted, ReasonBudgetExhausted or a
 	// Retry-After beyond RetryPolicy.MaxRetryAfter. It is "" otherwise.
-	Reason   string
-	Response *Response
+	Reason string
+	// RetryAfter is the wait the answer asked for in its Retry-After
+	// header (a 429 or a 503, as the retry rules honour it), as a
+	// duration from the answer; 0 when it asked for none. A program that
+	// paces many calls (the reconcile sweeper) holds them all that long.
+	RetryAfter time.Duration
+	Response   *Response
 
 	matches sentinels
 	detail  string // why the body could not be read, with a snippet

@@ -595,3 +595,41 @@ func TestBodyReadError(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIErrorRetryAfter: the error of a call that stopped carries the
+// last answer's Retry-After as the retry rules read it (a 429 or a 503, in
+// seconds or as a date), and 0 where they ignore it.
+func TestAPIErrorRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name       string
+		code       int
+		retryAfter func(now time.Time) string
+		min, max   time.Duration
+	}{
+		{"429 seconds", 429, func(time.Time) string { return "3" }, 3 * time.Second, 3 * time.Second},
+		{"503 seconds", 503, func(time.Time) string { return "45" }, 45 * time.Second, 45 * time.Second},
+		{"429 date", 429, func(now time.Time) string { return now.Add(time.Hour).UTC().Format(http.TimeFormat) }, time.Hour - time.Second, time.Hour},
+		{"429 none", 429, func(time.Time) string { return "" }, 0, 0},
+		{"429 garbage", 429, func(time.Time) string { return "soon" }, 0, 0},
+		{"500 is not asked to wait", 500, func(time.Time) string { return "9" }, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clk := clock.NewFake(time.Now())
+			srv := newTestServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+				if v := tt.retryAfter(clk.Now()); v != "" {
+					w.Header().Set("Retry-After", v)
+				}
+				respond(w, tt.code, failBody(t, tt.code))
+			})
+			c, _ := newClient(t, srv.BaseURL(), upicollect.WithClock(clk), upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 1}))
+			_, err := c.CheckPaymentStatus(context.Background(), testStatusOrder)
+			var ae *upicollect.APIError
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, 1, srv.Count())
+			assert.GreaterOrEqual(t, ae.RetryAfter, tt.min)
+			assert.LessOrEqual(t, ae.RetryAfter, tt.max)
+		})
+	}
+}

@@ -27,10 +27,6 @@ const (
 // ReasonChecksFailed.
 const lastCheckRetries = 5
 
-// cleanupTimeout bounds what a step that ended does to give its leases
-// back and record what it checked, on a context of its own.
-const cleanupTimeout = 10 * time.Second
-
 // backoff is how long after its failures-th consecutive failure (1 for the
 // first) an order is due again: interval doubled with every failure after
 // the first, at most limit, never less than interval.
@@ -97,12 +93,24 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 		errs  []error
 		seen  = map[string]bool{} // checked in this step: not again, even if due
 	)
+	if err := s.cleanup.wait(ctx); err != nil {
+		return stats, err
+	}
 	judge, err := s.judged(ctx, now)
 	if err != nil {
 		return stats, err
 	}
 	for {
-		leases, err := s.store.Lease(ctx, judge, s.opts.batchSize, s.opts.leaseTTL)
+		until, probe, held := s.health.held(now)
+		if held {
+			stats.NextDue = until
+			return stats, errors.Join(errs...)
+		}
+		limit := s.opts.batchSize
+		if probe {
+			limit = 1 // the service is failing: one check tells whether it is back
+		}
+		leases, err := s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
 		if err != nil {
 			return stats, errors.Join(append(errs, fmt.Errorf("reconcile: leasing due orders: %w", err))...)
 		}
@@ -126,9 +134,13 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 		if err := s.checkBatch(ctx, now, judge, fresh, &stats, &errs); err != nil {
 			return stats, errors.Join(append(errs, err)...)
 		}
-		if len(leases) < s.opts.batchSize {
+		if len(leases) < limit && !probe {
 			break
 		}
+	}
+	if until, _, held := s.health.held(now); held {
+		stats.NextDue = until
+		return stats, errors.Join(errs...)
 	}
 	next, ok, err := s.store.NextDue(ctx)
 	if err != nil {
@@ -141,8 +153,12 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 
 // checkBatch checks the leases, delivers the events found one by one and
 // records the eventless outcomes together at the end. It returns an error
-// that ends the step: the store's, or ctx's; then the leases not checked
-// are given back.
+// that ends the step: the store's, or ctx's. The leases it did not check
+// are given back at once, due as they were: after a store's error, and
+// when the service turned out to be failing for every order (see Step).
+// When ctx ended, nothing more is sent to the store (a step never
+// outlives its context, and the store may be what did not answer): those
+// leases expire after their TTL.
 func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases []Lease, stats *Stats, errs *[]error) error {
 	ids := make([]string, len(leases))
 	open := make(map[string]Lease, len(leases))
@@ -164,6 +180,18 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 			stepErr = ctx.Err() // l is given back below with the others
 			break
 		}
+		if err != nil && s.health.failedAt(id, err, now) {
+			// The service is failing for every order, or asked to be
+			// left alone: hold the checks. This order and those not
+			// checked yet are given back as they were.
+			stats.Errors++
+			s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: the service is failing for every order, or asked for a pause; checks are held",
+				slog.String("order_id", id), slog.String("error", err.Error()))
+			break
+		}
+		if err == nil {
+			s.health.answered()
+		}
 		delete(open, id)
 		u := s.outcome(ctx, judge, l, st, err, stats)
 		if u.Event == nil {
@@ -180,34 +208,31 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 			break
 		}
 	}
-	cctx := ctx
-	if stepErr != nil {
-		var cancel context.CancelFunc
-		cctx, cancel = cleanupContext(ctx)
-		defer cancel()
+	rest := make([]Lease, 0, len(open))
+	for _, l := range leases {
+		if _, ok := open[l.Order.ID]; ok {
+			rest = append(rest, l)
+		}
 	}
-	if err := s.commitQuiet(cctx, quiet, stats); err != nil && stepErr == nil {
+	if ctx.Err() != nil {
+		s.cleanup.after(ctx, func(cctx context.Context) {
+			var ignored Stats
+			_ = s.commitQuiet(cctx, quiet, &ignored)
+			if len(rest) > 0 {
+				_ = s.store.Release(cctx, rest...)
+			}
+		})
+		return ctx.Err()
+	}
+	if err := s.commitQuiet(ctx, quiet, stats); err != nil && stepErr == nil {
 		stepErr = err
 	}
-	if stepErr != nil {
-		rest := make([]Lease, 0, len(open))
-		for _, l := range leases {
-			if _, ok := open[l.Order.ID]; ok {
-				rest = append(rest, l)
-			}
-		}
-		if len(rest) > 0 {
-			_ = s.store.Release(cctx, rest...)
+	if len(rest) > 0 {
+		if err := s.store.Release(ctx, rest...); err != nil && stepErr == nil {
+			stepErr = fmt.Errorf("reconcile: giving back %d orders not checked: %w", len(rest), err)
 		}
 	}
 	return stepErr
-}
-
-// cleanupContext is the context a step or a Confirm that ended uses to
-// give its leases back and record what it checked: ctx may have ended, so
-// it is a bounded one of its own.
-func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 }
 
 // commitQuiet records eventless outcomes in one call. The orders of a call
@@ -412,6 +437,9 @@ func (s *Sweeper) TrackTx(ctx context.Context, tx *sql.Tx, o Order) error {
 // delivered, the checks made, the next check); it calls no service.
 // ErrNotTracked when the store does not know it.
 func (s *Sweeper) Lookup(ctx context.Context, orderID string) (*OrderState, error) {
+	if err := s.cleanup.wait(ctx); err != nil {
+		return nil, err
+	}
 	return s.store.Lookup(ctx, orderID)
 }
 
@@ -420,6 +448,9 @@ func (s *Sweeper) Lookup(ctx context.Context, orderID string) (*OrderState, erro
 // or is undone first). An order already final stays as it is.
 // ErrNotTracked when the store does not know it.
 func (s *Sweeper) Untrack(ctx context.Context, orderID string) error {
+	if err := s.cleanup.wait(ctx); err != nil {
+		return err
+	}
 	return s.store.Untrack(ctx, orderID)
 }
 
@@ -454,11 +485,23 @@ func (s *Sweeper) Confirm(ctx context.Context, orderID string) (*OrderState, err
 			timer.Stop()
 		}
 	}()
+	if err := s.cleanup.wait(ctx); err != nil {
+		return nil, err
+	}
 	wait := confirmPollFirst
 	for {
 		now, err := s.clock(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if _, _, held := s.health.held(now); held {
+			// The service is failing for every order (or asked to be left
+			// alone): the ledger's state, and no check beyond the probe.
+			st, err := s.store.Lookup(ctx, orderID)
+			if err != nil {
+				return nil, err
+			}
+			return st, ErrServiceFailing
 		}
 		l, err := s.store.LeaseOrder(ctx, orderID, now, s.opts.leaseTTL)
 		switch {
@@ -503,6 +546,11 @@ func (s *Sweeper) confirm(ctx context.Context, now time.Time, l Lease) (recorded
 		s.giveBack(ctx, l)
 		return false, ctx.Err()
 	}
+	if err == nil {
+		s.health.answered()
+	} else if s.health.failedAt(l.Order.ID, err, now) {
+		err = fmt.Errorf("%w: %w", ErrServiceFailing, err)
+	}
 	var stats Stats
 	u := s.outcome(ctx, now, l, st, err, &stats)
 	if u.Event == nil {
@@ -528,11 +576,15 @@ func (s *Sweeper) confirm(ctx context.Context, now time.Time, l Lease) (recorded
 	return true, nil
 }
 
-// giveBack releases l on a context of its own: Confirm's may have ended.
+// giveBack releases l when Confirm recorded no check under it, so that the
+// next Confirm or step need not wait out its TTL: at once while ctx lives,
+// else as a cleanup (Confirm never outlives its context).
 func (s *Sweeper) giveBack(ctx context.Context, l Lease) {
-	rctx, cancel := cleanupContext(ctx)
-	defer cancel()
-	_ = s.store.Release(rctx, l)
+	if ctx.Err() == nil {
+		_ = s.store.Release(ctx, l)
+		return
+	}
+	s.cleanup.after(ctx, func(cctx context.Context) { _ = s.store.Release(cctx, l) })
 }
 
 // Run steps on the clock until ctx ends, and returns ctx's error: the

@@ -34,6 +34,8 @@ type Sweeper struct {
 	handler Handler
 	opts    options
 	log     *slog.Logger
+	health  *health   // the service across orders: an outage holds checks
+	cleanup *cleanups // what calls whose context ended left to do
 }
 
 // New returns a Sweeper that checks orders with c, keeps them in st and
@@ -60,7 +62,7 @@ func New(c *upicollect.Client, st Store, h Handler, opts ...Option) (*Sweeper, e
 	if log == nil {
 		log = slog.New(discardHandler{})
 	}
-	return &Sweeper{client: c, store: st, handler: h, opts: o, log: log}, nil
+	return &Sweeper{client: c, store: st, handler: h, opts: o, log: log, health: &health{}, cleanup: &cleanups{}}, nil
 }
 
 // Track starts tracking o: it is checked on the schedule from o.Created

@@ -197,3 +197,55 @@ func TestBlackHoledDatabaseCostsOneCall(t *testing.T) {
 	assert.Equal(t, 13, calls)
 	assert.Zero(t, events, "the COMMIT never arrived")
 }
+
+// TestStepEndsWithItsContextInABlackHole: a step whose context has a
+// deadline, on a store whose statement timeout is longer than the black
+// hole, returns with the context while the hole still swallows everything:
+// it never waits for the database beyond its context (the leases it held
+// are given back once the route is back, or expire after their TTL), and
+// the sweeper works again after it.
+func TestStepEndsWithItsContextInABlackHole(t *testing.T) {
+	ctx := testCtx(t)
+	srv := needPostgres(t)
+	dsn, _ := newPostgresDB(t)
+	name := dsn[strings.LastIndex(dsn, "/")+1 : strings.Index(dsn, "?")]
+	p := startHoleProxy(t, srv.Addr())
+	db, err := sql.Open("pgx", "postgres://postgres@"+p.addr()+"/"+name+"?sslmode=disable")
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	st, err := sqlstore.New(ctx, db, sqlstore.Postgres, sqlstore.WithStatementTimeout(time.Hour))
+	require.NoError(t, err)
+	sb := sandbox.Start(t)
+	c := sb.Client()
+	defer c.CloseIdleConnections()
+	var delivered atomic.Int32
+	sw, err := reconcile.New(c, st, func(context.Context, reconcile.Event) error { delivered.Add(1); return nil })
+	require.NoError(t, err)
+	for i := range 5 {
+		require.NoError(t, st.Track(ctx, ord(i), t0))
+	}
+
+	p.swallow.Store(true)
+	for _, tc := range []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"Step", func(ctx context.Context) error { _, err := sw.Step(ctx, t0.Add(time.Hour)); return err }},
+		{"Confirm", func(ctx context.Context) error { _, err := sw.Confirm(ctx, ord(1).ID); return err }},
+		{"Lookup", func(ctx context.Context) error { _, err := sw.Lookup(ctx, ord(1).ID); return err }},
+	} {
+		dctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		start := time.Now()
+		err := tc.call(dctx)
+		took := time.Since(start)
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded, tc.name)
+		assert.True(t, p.swallow.Load(), "%s returned while the database still swallowed everything", tc.name)
+		t.Logf("black hole: %s with a 500 ms deadline returned after %v", tc.name, took.Round(time.Millisecond))
+	}
+	p.swallow.Store(false)
+	stats, err := sw.Step(ctx, t0.Add(time.Hour))
+	require.NoError(t, err)
+	t.Logf("after the black hole: %+v", stats)
+	assert.Equal(t, 5, stats.Checked+stats.Errors, "every order checked once the route is back")
+}
