@@ -264,14 +264,13 @@ func (c *Client) observeFinal(ctx context.Context, orderID string, st *PaymentSt
 // ObserveFinalState passes f to the client's Observer, with Source
 // "reconcile" when f has none.
 //
-// Deprecated: the reconcile package's Sweeper reports its final states to
-// the client's Observer itself; a reconciler of your own calls FinalState
-// on the Observer it gave WithObserver. ObserveFinalState will be removed
-// in a minor release after 0.4.0, as VERSIONING.md describes.
+// Deprecated: use c.Observer().FinalState, which reaches the same
+// Observer (set f.Source yourself). The reconcile package's Sweeper
+// reports its final states there itself. ObserveFinalState will be
+// removed in a minor release after 0.4.0, as VERSIONING.md describes.
 func (c *Client) ObserveFinalState(ctx context.Context, f FinalState) {
-	c.mustInit()
 	if f.Source == "" {
 		f.Source = "reconcile"
 	}
-	c.observer.FinalState(ctx, f)
+	c.Observer().FinalState(ctx, f)
 }

@@ -72,6 +72,21 @@ func wantStatus(txn upicollect.TxnStatus, paise int64, utr, orderID string) func
 	})
 }
 
+// statusBody is a SUCCESS status answer of 499.00 whose data begins with
+// order, the data's order keys (each followed by a comma).
+func statusBody(order string) []byte {
+	return []byte(`{"status":true,"statusCode":200,"msg":"ok","data":{` + order + `"amount":"499.00","status":"SUCCESS","UTR":"1"}}`)
+}
+
+// wantNamed checks a SUCCESS of paise and whether it named its order.
+func wantNamed(named bool, paise int64) func(*testing.T, any) {
+	return statusCheck(func(t *testing.T, st *upicollect.PaymentStatus) {
+		assert.Equal(t, upicollect.TxnSuccess, st.TxnStatus)
+		assert.Equal(t, paise, st.Amount.Paise())
+		assert.Equal(t, named, st.OrderNamed)
+	})
+}
+
 var (
 	errUnauthorized = upicollect.ErrUnauthorized
 	errDuplicate    = upicollect.ErrDuplicateOrderID
@@ -305,6 +320,56 @@ func decodeCases() []decodeCase {
 			is: []error{errUnexpected, errNotFound}, api: &apiWant{404, 0, "", "ORD-3001"}},
 		{name: "status_data_not_object", op: opStatus, file: "data_not_object.json", status: 200,
 			is: []error{errUnexpected}, api: &apiWant{200, 0, "", "ORD-3001"}},
+
+		// Whether the answer names its order: data.order_id or data.orderId,
+		// exactly (OrderNamed). Another spelling of an order key, a
+		// repeated one or a twin of data ("Data") never names it, and one
+		// that names another order makes the answer refused.
+		{name: "status_named_order_id", op: opStatus, status: 200, orderID: "ORD-A",
+			body:  statusBody(`"order_id":"ORD-A",`),
+			check: wantNamed(true, 49900)},
+		{name: "status_named_orderId_number", op: opStatus, status: 200, orderID: "12345",
+			body:  statusBody(`"orderId":12345,`),
+			check: wantNamed(true, 49900)},
+		{name: "status_named_empty_order_id_then_orderId", op: opStatus, status: 200, orderID: "ORD-A",
+			body:  statusBody(`"order_id":"","orderId":"ORD-A",`),
+			check: wantNamed(true, 49900)},
+		{name: "status_unnamed", op: opStatus, status: 200, orderID: "ORD-A",
+			body:  statusBody(``),
+			check: wantNamed(false, 49900)},
+		{name: "status_unnamed_order_id_null", op: opStatus, status: 200, orderID: "ORD-A",
+			body:  statusBody(`"order_id":null,`),
+			check: wantNamed(false, 49900)},
+		{name: "status_unnamed_variant_of_the_order", op: opStatus, status: 200, orderID: "ORD-A",
+			body:  statusBody(`"ORDER_ID":"ORD-A",`),
+			check: wantNamed(false, 49900)},
+		{name: "status_unnamed_twin_of_the_order", op: opStatus, status: 200, orderID: "ORD-A",
+			body:  []byte(`{"status":true,"statusCode":200,"msg":"ok","data":{"amount":"499.00","status":"SUCCESS","UTR":"1"},"Data":{"order_id":"ORD-A"}}`),
+			check: wantNamed(false, 49900)},
+		{name: "status_other_order_id", op: opStatus, status: 200, orderID: "ORD-A", body: statusBody(`"order_id":"ORD-B",`),
+			is: []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_ORDER_ID", op: opStatus, status: 200, orderID: "ORD-A", body: statusBody(`"ORDER_ID":"ORD-B",`),
+			is: []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_Order_Id", op: opStatus, status: 200, orderID: "ORD-A", body: statusBody(`"Order_Id":"ORD-B",`),
+			is: []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_orderID", op: opStatus, status: 200, orderID: "ORD-A", body: statusBody(`"orderID":"ORD-B",`),
+			is: []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_ORDERID_number", op: opStatus, status: 200, orderID: "ORD-A", body: statusBody(`"ORDERID":77,`),
+			is: []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_order-id", op: opStatus, status: 200, orderID: "ORD-A", body: statusBody(`"order-id":"ORD-B",`),
+			is: []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_variant_beside_order_id", op: opStatus, status: 200, orderID: "ORD-A", body: statusBody(`"order_id":"ORD-A","ORDER_ID":"ORD-B",`),
+			is: []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_orderId_beside_order_id", op: opStatus, status: 200, orderID: "ORD-A", body: statusBody(`"order_id":"ORD-A","orderId":"ORD-B",`),
+			is: []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_repeated_order_id", op: opStatus, status: 200, orderID: "ORD-A", body: statusBody(`"order_id":"ORD-B","order_id":"ORD-A",`),
+			is: []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_Data_twin", op: opStatus, status: 200, orderID: "ORD-A",
+			body: []byte(`{"status":true,"statusCode":200,"msg":"ok","data":{"amount":"499.00","status":"SUCCESS","UTR":"1"},"Data":{"ORDER_ID":"ORD-B"}}`),
+			is:   []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
+		{name: "status_other_repeated_data", op: opStatus, status: 200, orderID: "ORD-A",
+			body: []byte(`{"status":true,"statusCode":200,"msg":"ok","data":{"order_id":"ORD-B"},"data":{"order_id":"ORD-A","amount":"499.00","status":"SUCCESS","UTR":"1"}}`),
+			is:   []error{errUnexpected}, api: &apiWant{200, 200, "ok", "ORD-A"}},
 	}
 }
 

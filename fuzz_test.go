@@ -3,6 +3,7 @@ package upicollect_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -23,6 +24,22 @@ func (f memTransport) RoundTrip(r *http.Request) (*http.Response, error) { retur
 // every golden answer of testdata/responses.
 func FuzzDecodeResponse(f *testing.F) {
 	f.Add(uint16(200), []byte(`{"status":true,"statusCode":200,"txnStatus":"SUCCESS","data":{"amount":1.08}}`))
+	// Status answers that name their order, or another one, in spellings
+	// the SDK reads and spellings it must not read as a name.
+	for _, data := range []string{
+		`"data":{"order_id":"ORD-F1","amount":"499.00","status":"SUCCESS","UTR":"1"}`,
+		`"data":{"orderId":"ORD-F1","amount":"499.00","status":"SUCCESS","UTR":"1"}`,
+		`"data":{"ORDER_ID":"ORD-B","amount":"499.00","status":"SUCCESS","UTR":"1"}`,
+		`"data":{"Order_Id":"ORD-B","amount":"499.00","status":"SUCCESS","UTR":"1"}`,
+		`"data":{"orderID":"ORD-B","amount":"499.00","status":"SUCCESS","UTR":"1"}`,
+		`"data":{"ORDERID":499,"amount":"499.00","status":"SUCCESS","UTR":"1"}`,
+		`"data":{"ORDER_ID":"ORD-F1","amount":"499.00","status":"SUCCESS","UTR":"1"}`,
+		`"data":{"order_id":"ORD-B","order_id":"ORD-F1","amount":"499.00","status":"SUCCESS","UTR":"1"}`,
+		`"data":{"amount":"499.00","status":"SUCCESS","UTR":"1"},"Data":{"ORDER_ID":"ORD-B"}`,
+		`"data":{"order_id":"ORD-B"},"data":{"order_id":"ORD-F1","amount":"499.00","status":"SUCCESS","UTR":"1"}`,
+	} {
+		f.Add(uint16(200), []byte(`{"status":true,"statusCode":200,"msg":"ok",`+data+`}`))
+	}
 	f.Fuzz(func(t *testing.T, status uint16, body []byte) {
 		code := int(status)
 		if code < 100 || code > 599 {
@@ -53,8 +70,11 @@ func FuzzDecodeResponse(f *testing.F) {
 				if resp.HTTPStatus != code || !bytes.Equal(resp.Body, body) || resp.Attempts != 1 {
 					t.Fatalf("%s: Response %d/%d/%q, want %d/1/%q", op, resp.HTTPStatus, resp.Attempts, resp.Body, code, body)
 				}
-				if st, ok := res.(*upicollect.PaymentStatus); ok && st.TxnStatus == "" {
-					t.Fatalf("%s: empty TxnStatus", op)
+				if st, ok := res.(*upicollect.PaymentStatus); ok {
+					if st.TxnStatus == "" {
+						t.Fatalf("%s: empty TxnStatus", op)
+					}
+					checkOrderNamed(t, st, body)
 				}
 				if pl, ok := res.(*upicollect.PaymentLink); ok && pl.URL == "" {
 					t.Fatalf("%s: empty payment link", op)
@@ -86,4 +106,50 @@ func FuzzDecodeResponse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkOrderNamed holds a status result of body, the answer about ORD-F1,
+// to the rule of its order, read here by encoding/json (the last of a
+// repeated key): OrderNamed says data.order_id or data.orderId is a
+// non-empty string or a number, and no order key in any spelling, in data
+// or in a twin of it, names another order.
+func checkOrderNamed(t *testing.T, st *upicollect.PaymentStatus, body []byte) {
+	t.Helper()
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(body, &env); err != nil {
+		t.Fatalf("a status result of a body that is not a JSON object: %v", err)
+	}
+	named := false
+	for key, raw := range env {
+		if !strings.EqualFold(key, "data") {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var data map[string]any
+		if dec.Decode(&data) != nil {
+			continue // not an object: no data
+		}
+		for k, v := range data {
+			var text string
+			switch v := v.(type) {
+			case string:
+				text = v
+			case json.Number:
+				text = v.String()
+			}
+			if text == "" {
+				continue
+			}
+			if key == "data" && (k == "order_id" || k == "orderId") {
+				named = true
+			}
+			if strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k)) == "orderid" && text != "ORD-F1" {
+				t.Fatalf("a status result of an answer whose %s.%s names %q", key, k, text)
+			}
+		}
+	}
+	if st.OrderNamed != named {
+		t.Fatalf("OrderNamed %v for %q", st.OrderNamed, body)
+	}
 }

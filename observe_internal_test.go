@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/upicollect/upicollect-go/internal/hook"
 	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
@@ -100,15 +99,31 @@ func TestNewObserver(t *testing.T) {
 	assert.Equal(t, []FinalState{{OrderID: "ORD-1"}}, s.finals)
 }
 
-// TestObserverOfForReconcile: internal/hook gives the reconcile package
-// the client's own observer, and refuses a client NewClient did not make.
-func TestObserverOfForReconcile(t *testing.T) {
+// TestClientObserver: Observer is the observer the client reports to, the
+// one newObserver made: a no-op, the log's, the caller's behind its
+// wrapper, or both; a client NewClient did not make panics as every
+// method does.
+func TestClientObserver(t *testing.T) {
+	creds := Credentials{MID: "m", PublicKey: "p", SecretKey: "s"}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s := &seen{}
-	c, err := NewClient(Credentials{MID: "m", PublicKey: "p", SecretKey: "s"}, WithBaseURL("http://127.0.0.1:1"), WithObserver(s))
-	require.NoError(t, err)
-	assert.Equal(t, outside{s}, hook.ObserverOf(c))
-	c, err = NewClient(Credentials{MID: "m", PublicKey: "p", SecretKey: "s"}, WithBaseURL("http://127.0.0.1:1"))
-	require.NoError(t, err)
-	assert.Equal(t, NopObserver{}, hook.ObserverOf(c))
-	assert.PanicsWithValue(t, errZeroClient, func() { hook.ObserverOf(&Client{}) })
+	for _, tt := range []struct {
+		name string
+		opts []Option
+		want func(c *Client) Observer
+	}{
+		{"neither", nil, func(*Client) Observer { return NopObserver{} }},
+		{"log", []Option{WithLogger(logger)}, func(c *Client) Observer { return logObserver{log: logger, filter: c.filter} }},
+		{"observer", []Option{WithObserver(s)}, func(*Client) Observer { return outside{s} }},
+		{"both", []Option{WithLogger(logger), WithObserver(s)}, func(c *Client) Observer {
+			return observers{logObserver{log: logger, filter: c.filter}, outside{s}}
+		}},
+	} {
+		c, err := NewClient(creds, append([]Option{WithBaseURL("http://127.0.0.1:1")}, tt.opts...)...)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want(c), c.Observer(), tt.name)
+		assert.Equal(t, c.observer, c.Observer(), tt.name)
+	}
+	assert.PanicsWithValue(t, errZeroClient, func() { (&Client{}).Observer() })
+	assert.PanicsWithValue(t, errZeroClient, func() { (*Client)(nil).Observer() })
 }

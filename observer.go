@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/upicollect/upicollect-go/internal/hook"
 	"github.com/upicollect/upicollect-go/internal/redact"
 )
 
@@ -57,7 +56,7 @@ type Observer interface {
 	// final state: WaitForPayment calls it when it returns a terminal
 	// status, and the reconcile package's Sweeper for each event it
 	// delivers (the client's Observer is the sweeper's). A reconciler of
-	// your own calls it on the Observer it gave WithObserver.
+	// your own calls it on the client's: c.Observer().FinalState.
 	FinalState(ctx context.Context, f FinalState)
 }
 
@@ -290,15 +289,16 @@ func newObserver(logger *slog.Logger, o Observer, filter *redact.Filter) Observe
 	return all
 }
 
-func init() {
-	// The reconcile package reports the final states it learns to the
-	// client's observer; it reaches it through internal/hook, not a method
-	// of Client.
-	hook.ObserverOf = func(client any) any {
-		c := client.(*Client)
-		c.mustInit()
-		return c.observer
-	}
+// Observer returns the Observer the client reports to (never nil: a no-op
+// when none was configured): the log's that WithLogger installs, the one
+// given WithObserver, or both through one fan-out, the log first. A
+// reconciler reports the final states it learns there, with
+// c.Observer().FinalState, as the reconcile package's Sweeper does. An
+// Observer given WithObserver is reached through a wrapper that shows it
+// what it is always shown: no path, answer or error.
+func (c *Client) Observer() Observer {
+	c.mustInit()
+	return c.observer
 }
 
 // The words of ErrorType.

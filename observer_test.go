@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -504,6 +505,29 @@ func TestErrorType(t *testing.T) {
 func newClientOnly(t *testing.T, base string) *upicollect.Client {
 	c, _ := newClient(t, base, noRetry())
 	return c
+}
+
+// TestClientObserverIsTheClients: what Observer is given reaches the
+// Observer given WithObserver, the one the client's own calls report to
+// beside its log; a client given neither has a no-op one.
+func TestClientObserverIsTheClients(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	obs := &recordingObserver{}
+	var logs syncBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, _ := newClient(t, "http://127.0.0.1:1", upicollect.WithObserver(obs), upicollect.WithLogger(logger))
+	f := upicollect.FinalState{Source: "mine", OrderID: "ORD-R", Status: upicollect.TxnFail, Result: "failed", Elapsed: time.Hour}
+	c.Observer().FinalState(ctx, f)
+	es := obs.Events()
+	require.Len(t, es, 1)
+	assert.Equal(t, event{Kind: "final", Final: f}, es[0])
+	_, err := c.CheckPaymentStatus(ctx, testStatusOrder)
+	require.Error(t, err)
+	assert.Equal(t, "call", obs.Events()[1].Kind, "the client reports to the same observer")
+	assert.Contains(t, logs.String(), "upicollect: call failed", "and to its log")
+
+	assert.Equal(t, upicollect.Observer(upicollect.NopObserver{}), newClientOnly(t, "http://127.0.0.1:1").Observer())
 }
 
 // TestNopObserver: the no-op observer returns the contexts it is given,

@@ -26,7 +26,18 @@ type PaymentStatus struct {
 	VPA           string
 	TransactionID string
 	Message       string
-	Response      *Response
+	// OrderNamed says the answer itself named the order it is about:
+	// data.order_id or data.orderId, read exactly, is a non-empty string or
+	// a number (and is OrderID: an answer naming another order is an
+	// error). Every live SUCCESS shape names it; the reconcile package
+	// settles nothing on a SUCCESS that does not. An order key in another
+	// spelling (ORDER_ID, orderID, Order-Id: any key that is "orderid" once
+	// lower-cased without '_' and '-'), or in a twin of data in another case
+	// (Data), never sets it; one that names another order makes the answer
+	// ErrUnexpectedResponse, as an exact one does. The SDK is the one reader
+	// that decides it: read the field, not Response.Body.
+	OrderNamed bool
+	Response   *Response
 }
 
 // Paid reports whether the payment succeeded. Credit an order once only:
@@ -39,13 +50,22 @@ func (s *PaymentStatus) Paid() bool { return s != nil && s.TxnStatus == TxnSucce
 //
 // An order the service does not know, in either of its not-found shapes, is
 // not an error: the result says TxnPending and NotFound, with the service's
-// message. FAIL,
-// REJECT and unknown states are results too (unknown values kept verbatim).
-// An answer naming another order, or a SUCCESS without a positive amount,
-// is ErrUnexpectedResponse; a refusal without a state is an *APIError, never
-// PENDING. The call is read-only, so it is retried on connection errors, timeouts,
+// message. FAIL, REJECT and unknown states are results too (unknown values
+// kept verbatim).
+//
+// The answer names its order with data.order_id or data.orderId, read
+// exactly (PaymentStatus.OrderNamed). An answer that names another order,
+// there, under any other spelling of an order key in data (ORDER_ID,
+// Order_Id, orderID, order-id: a key that is "orderid" once lower-cased
+// without '_' and '-'), under a repeated key, or in a twin of data in
+// another case ("Data" beside "data"), is ErrUnexpectedResponse, as is a
+// SUCCESS without a positive amount. A refusal without a state is an
+// *APIError, never PENDING.
+//
+// The call is read-only, so it is retried on connection errors, timeouts,
 // 429, 500, 502, 503 and 504 (honouring the Retry-After of a 429 or 503),
-// within the retry policy and budget. The context bounds the whole call, backoff included.
+// within the retry policy and budget. The context bounds the whole call,
+// backoff included.
 //
 // Faults, with the default RetryPolicy:
 //   - 400: 1 attempt, then ErrInvalidRequest
@@ -72,8 +92,10 @@ func (c *Client) CheckPaymentStatus(ctx context.Context, orderID string) (*Payme
 }
 
 // readStatus decodes a status answer that judge accepted. PENDING
-// comes only from an explicit state or a not-found shape; an answer about
-// another order, or a SUCCESS without a positive amount, is refused.
+// comes only from an explicit state or a not-found shape; an answer that
+// names another order anywhere CheckStatusOrder looks, or a SUCCESS
+// without a positive amount, is refused. It is the one reader of whether
+// an answer names its order (OrderNamed).
 func readStatus(orderID string, env *wire.Envelope, resp *Response) (*PaymentStatus, error) {
 	st := &PaymentStatus{OrderID: orderID, Message: env.Msg, Response: resp}
 	var d *wire.StatusData
@@ -82,9 +104,12 @@ func readStatus(orderID string, env *wire.Envelope, resp *Response) (*PaymentSta
 		if d, err = wire.DecodeStatusData(env.Data); err != nil {
 			return nil, err
 		}
-		if err := wire.CheckStatusOrder(orderID, d); err != nil {
-			return nil, err
-		}
+	}
+	if err := wire.CheckStatusOrder(orderID, env, d); err != nil {
+		return nil, err
+	}
+	if d != nil {
+		st.OrderNamed = d.OrderID != "" // orderID: CheckStatusOrder said so
 		st.UTR, st.VPA, st.TransactionID = d.UTR, d.VPA, d.TransactionID
 		if d.Amount != nil {
 			paise, err := wire.ParseAmount(d.Amount)

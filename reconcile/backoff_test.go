@@ -1,13 +1,10 @@
 package reconcile
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/upicollect/upicollect-go"
 )
 
 func TestBackoff(t *testing.T) {
@@ -48,27 +45,4 @@ func TestRunWait(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, runWait(t0, tc.next, limit), "next %v", tc.next)
 	}
-}
-
-func TestNamesOrder(t *testing.T) {
-	for _, tc := range []struct {
-		body string
-		want bool
-	}{
-		{`{"status":true,"txnStatus":"SUCCESS","data":{"amount":"499.00","UTR":"1","order_id":"o-1"}}`, true},
-		{`{"status":true,"data":{"order_id":"o-1","amount":200,"status":"SUCCESS"}}`, true},
-		{`{"status":true,"data":{"orderId":"o-1","amount":200}}`, true},
-		{`{"status":true,"data":{"order_id":12345,"amount":200}}`, true},
-		{`{"status":true,"txnStatus":"SUCCESS","data":{"amount":"499.00","UTR":"1"}}`, false},
-		{`{"status":true,"data":{"order_id":"","amount":1}}`, false},
-		{`{"status":true,"data":{"order_id":null,"amount":1}}`, false},
-		{`{"status":true,"data":{"order_id":{},"amount":1}}`, false},
-		{`{"status":true,"data":"o-1"}`, false},
-		{`not json`, false},
-	} {
-		st := &upicollect.PaymentStatus{OrderID: "o-1", TxnStatus: upicollect.TxnSuccess, Response: &upicollect.Response{Body: []byte(tc.body)}}
-		assert.Equal(t, tc.want, namesOrder(st), tc.body)
-	}
-	assert.False(t, namesOrder(&upicollect.PaymentStatus{OrderID: "o-1"}), "no answer to read")
-	assert.False(t, named(json.RawMessage(`true`)))
 }

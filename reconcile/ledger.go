@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -281,7 +280,13 @@ func (s *Sweeper) outcome(ctx context.Context, t time.Time, l Lease, st *upicoll
 			slog.String("order_id", l.Order.ID), slog.String("error", err.Error()))
 		return s.failedCheck(ctx, t, l, false)
 	}
-	if st.TxnStatus == upicollect.TxnSuccess && !namesOrder(st) {
+	if st.TxnStatus == upicollect.TxnSuccess && !st.OrderNamed {
+		// The answer did not name its order (the client's reading,
+		// PaymentStatus.OrderNamed): it may be about another one (a
+		// proxy's mix-up, a cache), so it settles nothing; no Paid,
+		// LatePaid or Mismatch comes of it and the order is checked again.
+		// FAIL, REJECT and PENDING answers need no name: they end nothing
+		// (a Failed or Expired order is still checked for a late SUCCESS).
 		stats.Errors++
 		s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: a SUCCESS answer that does not name its order settles nothing; checked again",
 			slog.String("order_id", l.Order.ID))
@@ -332,44 +337,6 @@ func (s *Sweeper) failedCheck(ctx context.Context, t time.Time, l Lease, answere
 	return u
 }
 
-// namesOrder reports whether a status answer names its order (data.order_id,
-// which the client checked is the order asked about). Every live shape of a
-// SUCCESS does; one that does not may be an answer about another order (a
-// proxy's mix-up, a cache), so it settles nothing: no Paid, LatePaid or
-// Mismatch comes of it, and the order is checked again. FAIL, REJECT and
-// PENDING answers need no name: they end nothing (a Failed or Expired order
-// is still checked for a late SUCCESS).
-func namesOrder(st *upicollect.PaymentStatus) bool {
-	if st.Response == nil {
-		return false
-	}
-	var body struct {
-		Data struct {
-			OrderID  json.RawMessage `json:"order_id"`
-			OrderID2 json.RawMessage `json:"orderId"`
-		} `json:"data"`
-	}
-	if json.Unmarshal(st.Response.Body, &body) != nil {
-		return false
-	}
-	return named(body.Data.OrderID) || named(body.Data.OrderID2)
-}
-
-// named reports whether raw is an order id: a non-empty string or a number.
-func named(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	switch v := v.(type) {
-	case string:
-		return v != ""
-	case float64:
-		return true
-	}
-	return false
-}
-
 // commitEvent records u, whose event is set, under l and delivers the
 // event: it renews the lease first, so the handler (bounded by
 // WithHandlerTimeout, shorter than the lease) runs under a lease of full
@@ -393,7 +360,7 @@ func (s *Sweeper) commitEvent(ctx context.Context, now time.Time, l Lease, u Upd
 	switch {
 	case err == nil:
 		stats.count(result)
-		observerOf(s.client).FinalState(ctx, finalState(ev))
+		s.client.Observer().FinalState(ctx, finalState(ev))
 		return nil
 	case handlerErr != nil:
 		stats.Errors++

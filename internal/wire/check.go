@@ -41,12 +41,42 @@ func EffectiveCode(env *Envelope, httpStatus int) int {
 // another order than the one asked about.
 var ErrOtherOrder = errors.New("the answer names another order")
 
-// CheckStatusOrder checks that a status answer's data.order_id, when
-// present, is the order asked about: an answer about another order must
-// never be read as this one's.
-func CheckStatusOrder(asked string, d *StatusData) error {
-	if d == nil || d.OrderID == "" || d.OrderID == asked {
-		return nil
+// CheckStatusOrder checks that a status answer is about the order asked
+// about, and nothing in it names another: an answer about another order
+// must never be read as this one's. It refuses the answer when the order
+// named by its data (d, nil when the answer has none) is another, when an
+// order key of the data in another spelling, or repeated, names another
+// (d.OtherOrderIDs), and when a twin of the data (env.DataTwins) names
+// another order under any spelling of an order key.
+func CheckStatusOrder(asked string, env *Envelope, d *StatusData) error {
+	if d != nil {
+		if d.OrderID != "" && d.OrderID != asked {
+			return otherOrder(asked, d.OrderID)
+		}
+		if err := checkNames(asked, d.OtherOrderIDs); err != nil {
+			return err
+		}
 	}
-	return fmt.Errorf("%w: asked %s, answer names %s", ErrOtherOrder, strconv.Quote(asked), strconv.Quote(d.OrderID))
+	for _, twin := range env.DataTwins {
+		var o object
+		_ = readObject(twin, &o) // an object: DecodeEnvelope keeps no other twin
+		if err := checkNames(asked, otherOrderNames(twin, &o, "")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkNames refuses names when one is not asked.
+func checkNames(asked string, names []string) error {
+	for _, n := range names {
+		if n != asked {
+			return otherOrder(asked, n)
+		}
+	}
+	return nil
+}
+
+func otherOrder(asked, named string) error {
+	return fmt.Errorf("%w: asked %s, answer names %s", ErrOtherOrder, strconv.Quote(asked), strconv.Quote(named))
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,12 +83,98 @@ func TestEffectiveCode(t *testing.T) {
 
 func TestCheckStatusOrder(t *testing.T) {
 	t.Parallel()
-	assert.NoError(t, CheckStatusOrder("A", nil))
-	assert.NoError(t, CheckStatusOrder("A", &StatusData{}))
-	assert.NoError(t, CheckStatusOrder("A", &StatusData{OrderID: "A"}))
-	err := CheckStatusOrder("A", &StatusData{OrderID: "B"})
+	none := &Envelope{}
+	assert.NoError(t, CheckStatusOrder("A", none, nil))
+	assert.NoError(t, CheckStatusOrder("A", none, &StatusData{}))
+	assert.NoError(t, CheckStatusOrder("A", none, &StatusData{OrderID: "A"}))
+	assert.NoError(t, CheckStatusOrder("A", none, &StatusData{OrderID: "A", OtherOrderIDs: []string{"A"}}))
+	err := CheckStatusOrder("A", none, &StatusData{OrderID: "B"})
 	assert.ErrorIs(t, err, ErrOtherOrder)
 	assert.EqualError(t, err, `the answer names another order: asked "A", answer names "B"`)
+	err = CheckStatusOrder("A", none, &StatusData{OrderID: "A", OtherOrderIDs: []string{"A", "C"}})
+	assert.EqualError(t, err, `the answer names another order: asked "A", answer names "C"`)
+	twins := &Envelope{DataTwins: []json.RawMessage{json.RawMessage(`{"orderId":"A"}`), json.RawMessage(`{"ORDER_ID":"D"}`)}}
+	err = CheckStatusOrder("A", twins, nil)
+	assert.EqualError(t, err, `the answer names another order: asked "A", answer names "D"`)
+	err = CheckStatusOrder("A", twins, &StatusData{OrderID: "A"})
+	assert.EqualError(t, err, `the answer names another order: asked "A", answer names "D"`, "a twin is checked beside the data")
+	assert.NoError(t, CheckStatusOrder("A", &Envelope{DataTwins: twins.DataTwins[:1]}, &StatusData{}))
+}
+
+// TestStatusAnswerOrder reads status answers as the SDK does (the
+// envelope, its data, the order check): the order is named by
+// data.order_id or data.orderId alone, and an order key in any other
+// spelling, repeated, or in a twin of data that names another order makes
+// the answer refused.
+func TestStatusAnswerOrder(t *testing.T) {
+	t.Parallel()
+	const ok, other = "", "the answer names another order"
+	for _, tt := range []struct {
+		name  string
+		data  string // the envelope's members after "status"
+		named bool
+		err   string // "" or the refusal's text, after ErrOtherOrder's
+	}{
+		{"order_id", `"data":{"order_id":"ORD-A","amount":"499.00"}`, true, ok},
+		{"orderId", `"data":{"orderId":"ORD-A"}`, true, ok},
+		{"numeric order_id", `"data":{"order_id":12345}`, false, `: asked "ORD-A", answer names "12345"`},
+		{"both exact keys, the same", `"data":{"order_id":"ORD-A","orderId":"ORD-A"}`, true, ok},
+		{"both exact keys, another", `"data":{"order_id":"ORD-A","orderId":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"empty order_id, orderId names it", `"data":{"order_id":"","orderId":"ORD-A"}`, true, ok},
+		{"no order key", `"data":{"amount":"499.00","status":"SUCCESS","UTR":"1"}`, false, ok},
+		{"order_id null", `"data":{"order_id":null}`, false, ok},
+		{"order_id empty", `"data":{"order_id":""}`, false, ok},
+		{"order_id an object", `"data":{"order_id":{"id":"ORD-B"}}`, false, ok},
+		{"exact, escaped", `"data":{"order\u005fid":"ORD-A"}`, true, ok},
+
+		{"ORDER_ID, another", `"data":{"ORDER_ID":"ORD-B","amount":"499.00","status":"SUCCESS","UTR":"1"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"Order_Id, another", `"data":{"Order_Id":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"orderID, another", `"data":{"orderID":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"ORDERID numeric", `"data":{"ORDERID":499}`, false, `: asked "ORD-A", answer names "499"`},
+		{"order-id, another", `"data":{"order-id":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"_order__id_, another", `"data":{"_order__id_":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"dotted capital I, another", `"data":{"ORDER_İD":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"escaped variant, another", `"data":{"ORDER\u005fID":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"variant beside the exact key", `"data":{"order_id":"ORD-A","ORDER_ID":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"variant, the order asked", `"data":{"ORDER_ID":"ORD-A"}`, false, ok},
+		{"variant, another case of it", `"data":{"ORDER_ID":"ord-a"}`, false, `: asked "ORD-A", answer names "ord-a"`},
+		{"variant empty", `"data":{"orderID":"","order_id":"ORD-A"}`, true, ok},
+		{"repeated order_id, another first", `"data":{"order_id":"ORD-B","order_id":"ORD-A"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"repeated order_id, another last", `"data":{"order_id":"ORD-A","order_id":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"order_ids: not an order key", `"data":{"order_ids":"ORD-B","orderId":"ORD-A"}`, true, ok},
+		{"sub_order_id: not an order key", `"data":{"sub_order_id":"ORD-B"}`, false, ok},
+		{"nested: not read", `"data":{"payment":{"order_id":"ORD-B"}}`, false, ok},
+
+		{"Data twin, another", `"data":{"amount":"499.00"},"Data":{"ORDER_ID":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"Data twin, exact key, another", `"data":{"order_id":"ORD-A"},"Data":{"order_id":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"DATA twin without data", `"DATA":{"orderId":"ORD-B","amount":499}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"Data twin, the order asked", `"data":{"amount":"499.00"},"Data":{"order_id":"ORD-A"}`, false, ok},
+		{"Data twin not an object", `"data":{"order_id":"ORD-A"},"Data":"ORD-B"`, true, ok},
+		{"repeated data, another first", `"data":{"order_id":"ORD-B"},"data":{"order_id":"ORD-A"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"repeated data, another last", `"data":{"order_id":"ORD-A"},"data":{"order_id":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"repeated data, null last", `"data":{"order_id":"ORD-B"},"data":null`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"escaped twin key", `"data":{},"D\u0061ta":{"order_id":"ORD-B"}`, false, `: asked "ORD-A", answer names "ORD-B"`},
+		{"datas: not a twin", `"data":{"order_id":"ORD-A"},"datas":{"order_id":"ORD-B"}`, true, ok},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env, err := DecodeEnvelope([]byte(`{"status":true,` + tt.data + `}`))
+			require.NoError(t, err)
+			var d *StatusData
+			if env.Data != nil {
+				d, err = DecodeStatusData(env.Data)
+				require.NoError(t, err)
+			}
+			err = CheckStatusOrder("ORD-A", env, d)
+			if tt.err == ok {
+				require.NoError(t, err)
+				assert.Equal(t, tt.named, d != nil && d.OrderID == "ORD-A", "named")
+				return
+			}
+			assert.ErrorIs(t, err, ErrOtherOrder)
+			assert.EqualError(t, err, other+tt.err)
+		})
+	}
 }
 
 func TestEnvelopeOfCarriesTheRefusal(t *testing.T) {

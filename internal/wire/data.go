@@ -148,7 +148,17 @@ func readLinkData(o *object) *LinkData {
 
 // StatusData is checkPaymentStatus's data in any of its known shapes.
 type StatusData struct {
-	OrderID       string
+	// OrderID is the order the data names: data.order_id or data.orderId,
+	// read exactly, a non-empty string or a number's text; "" when the
+	// data names none.
+	OrderID string
+	// OtherOrderIDs are the texts under the data's order keys in any
+	// spelling, repeats included (order_id, orderId, ORDER_ID, orderID,
+	// Order-Id: "orderid" once lower-cased without '_' and '-'), that are
+	// not OrderID, in the order they come; nil when there are none. They
+	// never name the order: CheckStatusOrder refuses the answer when one is
+	// not the order asked about.
+	OtherOrderIDs []string
 	Amount        json.RawMessage // number or string; nil when absent
 	UTR           string
 	Status        string // data.status, where the state sits in one live shape
@@ -162,10 +172,11 @@ func DecodeStatusData(data json.RawMessage) (*StatusData, error) {
 	if err := readObject(data, &o); err != nil {
 		return nil, err
 	}
-	return readStatusData(&o), nil
+	return readStatusData(data, &o), nil
 }
 
-func readStatusData(o *object) *StatusData {
+// readStatusData reads data, read into o.
+func readStatusData(data []byte, o *object) *StatusData {
 	d := &StatusData{
 		OrderID:       o.firstText("order_id", "orderId"),
 		UTR:           o.firstText("UTR", "utr"),
@@ -176,6 +187,7 @@ func readStatusData(o *object) *StatusData {
 	if a, ok := o.get("amount"); ok && !isNull(a) {
 		d.Amount = a
 	}
+	d.OtherOrderIDs = otherOrderNames(data, o, d.OrderID)
 	return d
 }
 

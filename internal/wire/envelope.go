@@ -22,6 +22,14 @@ type Envelope struct {
 	MessageKey bool
 	TxnStatus  string
 	Data       json.RawMessage // nil when absent or null
+	// DataTwins are the objects under the envelope's other keys that spell
+	// data in another case (Data, DATA), and under a repeated "data" but
+	// the last (the one Data holds), in the order they come; nil when there
+	// are none. Only Data is the answer's data; a lenient reader
+	// (encoding/json matches keys case-insensitively) may read a twin as it,
+	// so CheckStatusOrder refuses a status answer whose twin names another
+	// order.
+	DataTwins []json.RawMessage
 }
 
 // ErrNotEnvelope is returned for a body that is JSON but not the service's
@@ -90,7 +98,43 @@ func decodeEnvelopeGeneral(trimmed []byte) (*Envelope, error) {
 		}
 		env.Data = d
 	}
+	for k := range raw {
+		if isDataKey([]byte(k)) {
+			env.DataTwins = dataTwins(trimmed)
+			break
+		}
+	}
 	return env, nil
+}
+
+// dataTwins returns the twins of data in body, an envelope that
+// json.Unmarshal read (Envelope.DataTwins): every object under a key that
+// is data in any case, but the last under "data" exactly.
+func dataTwins(body []byte) []json.RawMessage {
+	var twins []json.RawMessage
+	last := -1 // the index in twins of the last "data", if an object
+	eachMember(body, func(key string, val json.RawMessage) {
+		if !isDataKey([]byte(key)) {
+			return
+		}
+		if key == "data" {
+			last = -1
+		}
+		if val[0] != '{' {
+			return
+		}
+		if key == "data" {
+			last = len(twins)
+		}
+		twins = append(twins, val)
+	})
+	if last >= 0 {
+		twins = append(twins[:last], twins[last+1:]...)
+	}
+	if len(twins) == 0 {
+		return nil
+	}
+	return twins
 }
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }

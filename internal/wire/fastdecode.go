@@ -64,6 +64,12 @@ func decodeEnvelopeFast(body []byte) (*Envelope, bool) {
 			return nil, false
 		}
 	}
+	for _, mb := range o.members[:o.n] {
+		// No repeated key here: only another case of "data".
+		if mb.val[0] == '{' && isDataKey(mb.key) && string(mb.key) != "data" {
+			env.DataTwins = append(env.DataTwins, json.RawMessage(mb.val))
+		}
+	}
 	return env, true
 }
 

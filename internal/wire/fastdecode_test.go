@@ -53,6 +53,7 @@ func requireSameEnvelope(t *testing.T, body []byte) (ok bool) {
 	require.Equal(t, want.TxnStatus, fast.TxnStatus, "TxnStatus of %q", body)
 	require.Equal(t, want.Data == nil, fast.Data == nil, "Data presence of %q", body)
 	require.Equal(t, string(want.Data), string(fast.Data), "Data of %q", body)
+	require.Equal(t, want.DataTwins, fast.DataTwins, "DataTwins of %q", body)
 	return true
 }
 
@@ -158,6 +159,8 @@ func FuzzFastDecodeMatches(f *testing.F) {
 	}
 	f.Add([]byte(`{"status":true,"statusCode":"200","msg":"ok","data":{}}`))
 	f.Add([]byte(`{"status":false,"statusCode":-0.5e1,"message":"","txnStatus":null}`))
+	f.Add([]byte(`{"status":true,"DATA":{"c":3},"data":{"a":1},"Data":{"b":2},"dAtA":null}`))
+	f.Add([]byte(`{"status":true,"data":{"a":1},"data":{"b":2},"D\u0061ta":{"c":3}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		requireSameEnvelope(t, body)
 	})

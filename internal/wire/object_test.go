@@ -35,7 +35,7 @@ func requireSameData(t *testing.T, data []byte) (plain bool) {
 		require.True(t, ok, "key %q of %q", k, data)
 		require.Equal(t, string(v), string(got), "value of %q in %q", k, data)
 	}
-	require.Equal(t, readStatusData(general), readStatusData(&fast), "status data %q", data)
+	require.Equal(t, readStatusData(data, general), readStatusData(data, &fast), "status data %q", data)
 	wantIntent, wantErr := readIntentData(general)
 	gotIntent, gotErr := readIntentData(&fast)
 	require.Equal(t, wantIntent, gotIntent, "intent data %q", data)
@@ -152,6 +152,8 @@ func FuzzObjectMatches(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"a":"x","b":{"c":[1,"]"]},"d":-1.5e3,"e":true,"f":null}`))
+	f.Add([]byte(`{"order_id":"A","ORDER_ID":"B","orderId":"A","Order-Id":7,"orderID":"","ORDERID":null}`))
+	f.Add([]byte(`{"order_id":"A","order_id":"B","ORDER\u005fID":"C"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		requireSameData(t, data)
 	})

@@ -1,6 +1,9 @@
 // Package storetest holds the rules every reconcile.Store must follow, as
 // a test suite: a Store implementation's tests call Run with a constructor
-// of empty stores.
+// of empty stores. Besides the Store's own calls, the suite runs a Sweeper
+// on the store against status answers served over loopback HTTP: an
+// answer that does not name its order, or names another one, settles
+// nothing on any store.
 package storetest
 
 import (
@@ -80,6 +83,7 @@ func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}
+	t.Run("AnswersNotNamingTheOrderSettleNothing", func(t *testing.T) { testAnswers(t, newStore) })
 }
 
 // clocked moves its store's clock (the test kit's manual clock,
