@@ -67,6 +67,9 @@ func (m *memStore) Track(ctx context.Context, o Order, due time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if !Trackable(o.ID) {
+		return upicollect.ValidateOrderID("reconcile.MemoryStore.Track", o.ID)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e, ok := m.orders[o.ID]; ok {
