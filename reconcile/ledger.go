@@ -404,6 +404,9 @@ func (s *Sweeper) TrackTx(ctx context.Context, tx *sql.Tx, o Order) error {
 // delivered, the checks made, the next check); it calls no service.
 // ErrNotTracked when the store does not know it.
 func (s *Sweeper) Lookup(ctx context.Context, orderID string) (*OrderState, error) {
+	if !Trackable(orderID) {
+		return nil, ErrNotTracked
+	}
 	if err := s.cleanup.wait(ctx); err != nil {
 		return nil, err
 	}
@@ -415,6 +418,9 @@ func (s *Sweeper) Lookup(ctx context.Context, orderID string) (*OrderState, erro
 // or is undone first). An order already final stays as it is.
 // ErrNotTracked when the store does not know it.
 func (s *Sweeper) Untrack(ctx context.Context, orderID string) error {
+	if !Trackable(orderID) {
+		return ErrNotTracked
+	}
 	if err := s.cleanup.wait(ctx); err != nil {
 		return err
 	}
@@ -446,6 +452,9 @@ const (
 // failure is returned as the error, with the state (the event comes again
 // after a backoff). ErrNotTracked when the store does not know the order.
 func (s *Sweeper) Confirm(ctx context.Context, orderID string) (*OrderState, error) {
+	if !Trackable(orderID) {
+		return nil, ErrNotTracked
+	}
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {

@@ -1,11 +1,11 @@
 package reconcile
 
 import (
-	"cmp"
 	"container/heap"
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -22,17 +22,44 @@ import (
 // keeps every order it was given, finished ones included, until Prune
 // deletes them: a few hundred bytes an order. It has no SQL transactions:
 // TrackTx returns ErrNoTransactions, and a Handler gets no transaction.
+//
+// No call holds the store's lock for more than a bounded piece of work,
+// however many orders it keeps, so that Track, Lease and Commit proceed
+// during a List over a million orders: Counts is kept as orders change,
+// and List and Prune read the orders in List's order (kept as an index),
+// at most 1024 per hold of the lock, each read resuming after the last
+// order the previous one read. A List thus reads each order present for
+// the whole call once, in its place, with the state it has when read; an
+// order tracked meanwhile is listed if its place is among those not read
+// yet. A page with no state filter costs its length, not the store's
+// size.
 func NewMemoryStore() Store {
-	return &memStore{orders: map[string]*memEntry{}}
+	return newMemStore(nil)
 }
 
-// memStore is a map of orders and a min-heap of the ones still to be
-// checked, keyed by when each can next be leased.
+// scanChunk bounds the orders a scan (List, Prune) reads under one hold of
+// the store's lock.
+const scanChunk = 1024
+
+// newMemStore returns an empty memory store; chunked, when not nil, is
+// called after each chunk of a scan, without the lock, with the number of
+// orders the chunk read (tests count the chunks and hold a scan between
+// two).
+func newMemStore(chunked func(read int)) *memStore {
+	return &memStore{orders: map[string]*memEntry{}, counts: map[State]int{}, chunked: chunked}
+}
+
+// memStore is a map of orders, an index of them in List's order, a
+// min-heap of the ones still to be checked (keyed by when each can next
+// be leased), and the count of orders in each state.
 type memStore struct {
-	mu     sync.Mutex
-	orders map[string]*memEntry
-	queue  memQueue
-	tokens uint64
+	mu      sync.Mutex
+	orders  map[string]*memEntry
+	byList  memIndex
+	queue   memQueue
+	counts  map[State]int // no zero counts
+	tokens  uint64
+	chunked func(read int)
 }
 
 // memEntry is one order. Due times are Unix nanoseconds, to keep it small.
@@ -67,6 +94,9 @@ func (m *memStore) Track(ctx context.Context, o Order, due time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if !Trackable(o.ID) {
+		return upicollect.ValidateOrderID("reconcile.MemoryStore.Track", o.ID)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e, ok := m.orders[o.ID]; ok {
@@ -77,8 +107,24 @@ func (m *memStore) Track(ctx context.Context, o Order, due time.Time) error {
 	}
 	e := &memEntry{order: o, state: StatePending, due: due.UnixNano(), index: -1, updated: time.Now()}
 	m.orders[o.ID] = e
+	m.byList.insert(e)
+	m.counts[e.state]++
 	heap.Push(&m.queue, e)
 	return nil
+}
+
+// setState moves e to st, keeping the counts. The caller holds mu.
+func (m *memStore) setState(e *memEntry, st State) {
+	m.uncount(e)
+	e.state = st
+	m.counts[st]++
+}
+
+// uncount takes e out of the counts. The caller holds mu.
+func (m *memStore) uncount(e *memEntry) {
+	if m.counts[e.state]--; m.counts[e.state] == 0 {
+		delete(m.counts, e.state)
+	}
 }
 
 func (m *memStore) TrackTx(context.Context, *sql.Tx, Order, time.Time) error {
@@ -191,7 +237,8 @@ func (m *memStore) apply(e *memEntry, u Update) {
 	if e.index >= 0 {
 		heap.Remove(&m.queue, e.index)
 	}
-	e.state, e.lease, e.failures, e.reason = u.State, 0, u.Failures, u.Reason
+	m.setState(e, u.State)
+	e.lease, e.failures, e.reason = 0, u.Failures, u.Reason
 	if u.Checked {
 		e.checks++
 	}
@@ -288,12 +335,37 @@ func (e *memEntry) view() OrderState {
 	return s
 }
 
-// newestFirst orders entries as List returns them.
-func newestFirst(a, b *memEntry) int {
-	if c := b.order.Created.Compare(a.order.Created); c != 0 {
-		return c
+// scan calls visit, under mu, on the orders after cursor in List's order
+// (from the first when cursor is nil) until visit returns false or every
+// order has been visited, reading at most scanChunk orders per hold of mu:
+// between two chunks it lets go of mu, and resumes after the last order
+// read, by its key, so that an order present throughout is visited once
+// whatever was tracked or pruned meanwhile. visit may delete the order it
+// is given. It returns ctx's error when ctx ends between two chunks.
+func (m *memStore) scan(ctx context.Context, cursor *memEntry, visit func(*memEntry) bool) error {
+	chunk := make([]*memEntry, 0, scanChunk)
+	for {
+		m.mu.Lock()
+		chunk = m.byList.after(chunk[:0], cursor, scanChunk)
+		more := len(chunk) == scanChunk
+		for _, e := range chunk {
+			if !visit(e) {
+				more = false
+				break
+			}
+		}
+		m.mu.Unlock()
+		if m.chunked != nil {
+			m.chunked(len(chunk))
+		}
+		if !more {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cursor = chunk[len(chunk)-1]
 	}
-	return cmp.Compare(b.order.ID, a.order.ID)
 }
 
 func (m *memStore) List(ctx context.Context, q ListQuery) ([]OrderState, error) {
@@ -304,26 +376,25 @@ func (m *memStore) List(ctx context.Context, q ListQuery) ([]OrderState, error) 
 	if limit <= 0 {
 		limit = DefaultListLimit
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	var cursor *memEntry
 	if q.Before != "" {
+		m.mu.Lock()
 		c, ok := m.orders[q.Before]
+		m.mu.Unlock()
 		if !ok {
 			return nil, nil
 		}
 		cursor = c
 	}
-	var sel []*memEntry
-	for _, e := range m.orders {
-		if (len(q.States) == 0 || slices.Contains(q.States, e.state)) && (cursor == nil || newestFirst(cursor, e) < 0) {
-			sel = append(sel, e)
+	out := make([]OrderState, 0, min(limit, scanChunk))
+	err := m.scan(ctx, cursor, func(e *memEntry) bool {
+		if len(q.States) == 0 || slices.Contains(q.States, e.state) {
+			out = append(out, e.view())
 		}
-	}
-	slices.SortFunc(sel, newestFirst)
-	out := make([]OrderState, 0, min(limit, len(sel)))
-	for _, e := range sel[:min(limit, len(sel))] {
-		out = append(out, e.view())
+		return len(out) < limit
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -334,11 +405,7 @@ func (m *memStore) Counts(ctx context.Context) (map[State]int, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := map[State]int{}
-	for _, e := range m.orders {
-		out[e.state]++
-	}
-	return out, nil
+	return maps.Clone(m.counts), nil
 }
 
 func (m *memStore) Untrack(ctx context.Context, orderID string) error {
@@ -367,7 +434,8 @@ func (m *memStore) Untrack(ctx context.Context, orderID string) error {
 		if e.index >= 0 {
 			heap.Remove(&m.queue, e.index)
 		}
-		e.state, e.lease, e.due, e.updated = StateUntracked, 0, 0, time.Now()
+		m.setState(e, StateUntracked)
+		e.lease, e.due, e.updated = 0, 0, time.Now()
 		return nil
 	}
 }
@@ -376,16 +444,17 @@ func (m *memStore) Prune(ctx context.Context, before time.Time) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	n := 0
-	for id, e := range m.orders {
+	err := m.scan(ctx, nil, func(e *memEntry) bool {
 		if e.index < 0 && e.delivering == nil && e.updated.Before(before) {
-			delete(m.orders, id)
+			delete(m.orders, e.order.ID)
+			m.byList.delete(e)
+			m.uncount(e)
 			n++
 		}
-	}
-	return n, nil
+		return true
+	})
+	return n, err
 }
 
 // memQueue is a container/heap of entries by key.

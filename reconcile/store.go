@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"time"
+
+	"github.com/upicollect/upicollect-go"
 )
 
 // Store keeps the orders sweepers track: their state, their events, when
@@ -23,7 +25,9 @@ import (
 type Store interface {
 	// Track adds o, first due at due. The same id with the same amount
 	// again: nil, nothing changes (a finished order is not revived). The
-	// same id with another amount: ErrTrackedDifferently.
+	// same id with another amount: ErrTrackedDifferently. An id Trackable
+	// refuses: a *upicollect.ValidationError naming order_id, before any
+	// I/O.
 	Track(ctx context.Context, o Order, due time.Time) error
 	// TrackTx is Track inside the caller's transaction: o is tracked if and
 	// only if tx commits. Stores without SQL transactions return
@@ -44,7 +48,8 @@ type Store interface {
 	Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]Lease, error)
 	// LeaseOrder leases one tracked order whatever its due time (Confirm),
 	// for ttl (on the store's clock when it has one, else from now).
-	// ErrNotTracked: no such order. ErrLeaseHeld: another unexpired lease
+	// ErrNotTracked: no such order (an id Trackable refuses included,
+	// before any I/O). ErrLeaseHeld: another unexpired lease
 	// holds it (or its event is being delivered); retry later. An order
 	// with no further check (final, untracked, late window over) is not
 	// leased: ErrOrderDone.
@@ -78,16 +83,23 @@ type Store interface {
 	NextDue(ctx context.Context) (t time.Time, ok bool, err error)
 
 	// Lookup returns what the store knows of one order (no service call).
-	// ErrNotTracked when unknown.
+	// ErrNotTracked when unknown (an id Trackable refuses included, before
+	// any I/O).
 	Lookup(ctx context.Context, orderID string) (*OrderState, error)
 	// List returns orders matching q, newest created first (ties: greater
-	// id first), with their events.
+	// id first), with their events. A page need not be a snapshot: a
+	// store may read it in parts (the memory store does, so as not to
+	// hold Track and the sweepers up), and then each order present for
+	// the whole call is read once, in its place, and listed if its state
+	// then matches; an order tracked or pruned meanwhile may or may not be
+	// listed.
 	List(ctx context.Context, q ListQuery) ([]OrderState, error)
 	// Counts returns how many orders are in each state.
 	Counts(ctx context.Context) (map[State]int, error)
 	// Untrack stops checking an order: no lease is granted and no event is
 	// delivered for it after Untrack returns (a delivery under way
-	// finishes or rolls back first). ErrNotTracked when unknown. Its state
+	// finishes or rolls back first). ErrNotTracked when unknown (an id
+	// Trackable refuses included, before any I/O). Its state
 	// becomes StateUntracked, unless it is final already (then nothing
 	// changes).
 	Untrack(ctx context.Context, orderID string) error
@@ -145,8 +157,25 @@ type ListQuery struct {
 	States []State // the states to list; empty: all
 	Limit  int     // at most this many; 0: DefaultListLimit (a store may cap it)
 	// Before is a cursor: the id of the last order of the previous page;
-	// "" for the first page.
+	// "" for the first page. A cursor that names no order the store holds
+	// (unknown, pruned, or an id Trackable refuses) gives an empty page,
+	// not an error.
 	Before string
+}
+
+// Trackable reports whether orderID is an id a Store can hold: one Track
+// accepts, by upicollect.ValidateOrderID's rule (1 to
+// upicollect.MaxOrderIDLen bytes of valid UTF-8, no whitespace, control or
+// format character). An id the SDK refuses to send could never be checked,
+// so no store keeps one: every Store refuses it in Track and TrackTx (a
+// *upicollect.ValidationError), and answers it as an order it does not
+// hold, before any I/O: ErrNotTracked from Lookup, Untrack and LeaseOrder
+// (so Confirm), an empty page from List with it as Before. Hostile ids (a
+// NUL byte, invalid UTF-8, a megabyte) thus never reach a database. This
+// is the one rule: a Store implementation calls it rather than keep a
+// rule of its own.
+func Trackable(orderID string) bool {
+	return upicollect.ValidateOrderID("", orderID) == nil
 }
 
 // DefaultListLimit is how many orders Store.List returns when
@@ -161,7 +190,7 @@ var (
 	// holder's outcome counts, and this one is dropped.
 	ErrLeaseLost = errors.New("reconcile: lease lost: the order was leased again")
 	// ErrNotTracked: no such order in the store (Confirm, Lookup,
-	// Untrack, LeaseOrder).
+	// Untrack, LeaseOrder), or an id no order can have (see Trackable).
 	ErrNotTracked = errors.New("reconcile: order not tracked")
 	// ErrTrackedDifferently: Track or TrackTx of a tracked order id with
 	// another amount. The first amount stays.

@@ -80,6 +80,9 @@ func scanLease(scan func(...any) error, tok int64) (reconcile.Lease, error) {
 
 // LeaseOrder measures the lease on the store's clock; now is not used.
 func (s *store) LeaseOrder(ctx context.Context, orderID string, _ time.Time, ttl time.Duration) (reconcile.Lease, error) {
+	if !reconcile.Trackable(orderID) {
+		return reconcile.Lease{}, errNoSuchID
+	}
 	tok, err := newToken()
 	if err != nil {
 		return reconcile.Lease{}, err

@@ -43,6 +43,9 @@ func scanState(scan func(...any) error) (reconcile.OrderState, error) {
 }
 
 func (s *store) Lookup(ctx context.Context, orderID string) (*reconcile.OrderState, error) {
+	if !reconcile.Trackable(orderID) {
+		return nil, errNoSuchID
+	}
 	bctx, cancel := s.bound(ctx)
 	defer cancel()
 	st, err := scanState(s.db.QueryRowContext(bctx, s.ph(`SELECT `+stateColumns+` FROM `+OrdersTable+` WHERE order_id = ?`), orderID).Scan)
@@ -99,6 +102,9 @@ func (s *store) List(ctx context.Context, q reconcile.ListQuery) ([]reconcile.Or
 		limit = reconcile.DefaultListLimit
 	}
 	limit = min(limit, maxList)
+	if q.Before != "" && !reconcile.Trackable(q.Before) {
+		return nil, nil // after an order no store holds: an empty page
+	}
 	where, args := "", []any{}
 	if len(q.States) > 0 {
 		where = ` WHERE state IN ` + inList(len(q.States))
@@ -171,6 +177,9 @@ func (s *store) Counts(ctx context.Context) (map[reconcile.State]int, error) {
 // delivery of the order under way (its row lock); on SQLite for the write
 // lock.
 func (s *store) Untrack(ctx context.Context, orderID string) error {
+	if !reconcile.Trackable(orderID) {
+		return errNoSuchID
+	}
 	res, err := s.exec(ctx, s.db, s.q.untrack, s.clockArg(), orderID)
 	if err != nil {
 		return fmt.Errorf("sqlstore: untracking %q: %w", orderID, err)

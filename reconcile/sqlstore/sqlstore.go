@@ -120,6 +120,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -286,6 +287,12 @@ func (s *store) Now(ctx context.Context) (time.Time, bool, error) {
 	return time.Unix(0, ns).UTC(), true, nil
 }
 
+// errNoSuchID answers an id no order can have (reconcile.Trackable refuses
+// it: a NUL byte, invalid UTF-8, too long), before any I/O: PostgreSQL
+// would refuse the first two as text, and nothing holds the others. The id
+// is not quoted: it may be a megabyte long.
+var errNoSuchID = fmt.Errorf("sqlstore: an id no order can have: %w", reconcile.ErrNotTracked)
+
 func (s *store) Track(ctx context.Context, o reconcile.Order, due time.Time) error {
 	return s.track(ctx, s.db, o, due)
 }
@@ -304,6 +311,9 @@ type querier interface {
 }
 
 func (s *store) track(ctx context.Context, q querier, o reconcile.Order, due time.Time) error {
+	if !reconcile.Trackable(o.ID) {
+		return upicollect.ValidateOrderID("sqlstore.Track", o.ID)
+	}
 	res, err := s.exec(ctx, q, s.q.track, o.ID, o.Amount.Paise(), o.Created.UnixNano(), string(reconcile.StatePending), due.UnixNano(), s.clockArg())
 	if err != nil {
 		return fmt.Errorf("sqlstore: tracking %q: %w", o.ID, err)

@@ -80,6 +80,7 @@ func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 		{"Prune", testPrune},
 		{"ConcurrentSweepersDeliverOnce", testConcurrentOnce},
 		{"ConfirmRacingSweepersDeliverOnce", testConfirmRacingSweepers},
+		{"HostileIDs", testHostileIDs},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}
@@ -129,6 +130,10 @@ func RunTx(t *testing.T, newStore func(t *testing.T) (reconcile.Store, *sql.DB))
 		require.NoError(t, err)
 		assert.Equal(t, []string{order(1).ID}, ids(ls))
 		require.ErrorIs(t, st.Track(ctx, other, T0), reconcile.ErrTrackedDifferently)
+	})
+	t.Run("TrackTxHostileIDs", func(t *testing.T) {
+		st, db := newStore(t)
+		testTrackTxHostileIDs(t, st, db)
 	})
 	t.Run("TrackTxRolledBack", func(t *testing.T) {
 		st, db := newStore(t)
