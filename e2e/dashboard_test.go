@@ -177,7 +177,7 @@ func TestDashboardNumbersAreTheLedgers(t *testing.T) {
 					t.Errorf("chart legend %s: the page shows %q, the ledger has %s events", r, got, want)
 				}
 			}
-			if counts[reconcile.StateLatePaid] != 1 || counts[reconcile.StateMismatch] != 1 || counts[reconcile.StateUntracked] != 1 {
+			if counts[reconcile.LatePaid] != 1 || counts[reconcile.Mismatch] != 1 || counts[reconcile.Untracked] != 1 {
 				t.Errorf("the ledger is not the one the test built: %v", counts)
 			}
 			t.Logf("%s: page and ledger agree: %v", vp.name, cards)

@@ -383,7 +383,7 @@ func TestTimeToFinalState(t *testing.T) {
 	require.NoError(t, sw.Track(ctx, reconcile.Order{ID: "ORD-2", Amount: 200, Created: time.Now().Add(-time.Minute)}))
 	state, err := sw.Confirm(ctx, "ORD-2")
 	require.NoError(t, err)
-	require.Equal(t, reconcile.StateFailed, state.State)
+	require.Equal(t, reconcile.Failed, state.State)
 
 	e.obs.FinalState(ctx, upicollect.FinalState{Source: "reconcile", OrderID: "ORD-3", Status: "WEIRD", Elapsed: time.Minute})
 	assert.Equal(t, map[string]int64{

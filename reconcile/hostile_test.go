@@ -84,7 +84,7 @@ func TestSweeperHostileIDs(t *testing.T) {
 	assert.Len(t, e.sb.Requests(), requests, "no status check")
 	got, err := sw.Lookup(ctx, "ord-1")
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StatePending, got.State, "ord-1 untouched")
+	assert.Equal(t, reconcile.Pending, got.State, "ord-1 untouched")
 	assert.Zero(t, got.Checks)
 }
 

@@ -101,7 +101,7 @@ func TestNoSpin(t *testing.T) {
 			assert.GreaterOrEqual(t, n, 12, "still retried")
 			s, err := sw.Lookup(ctx, o.ID)
 			require.NoError(t, err)
-			assert.Equal(t, reconcile.StatePending, s.State)
+			assert.Equal(t, reconcile.Pending, s.State)
 			assert.Positive(t, s.Failures)
 		})
 	}
@@ -243,7 +243,7 @@ func TestLastCheckFailuresEndTracking(t *testing.T) {
 	t.Logf("last check: made %d times at the end of the late window, then tracking ended: %q", failed, s.Reason)
 	assert.Equal(t, 5, failed)
 	assert.Equal(t, reconcile.ReasonChecksFailed, s.Reason)
-	assert.Equal(t, reconcile.StateExpired, s.State)
+	assert.Equal(t, reconcile.Expired, s.State)
 	assert.Equal(t, 5, s.Failures)
 	assert.True(t, s.Next.IsZero())
 	assert.Contains(t, logs.String(), "the last checks of the late window failed")
@@ -286,7 +286,7 @@ func TestUnnamedSuccessSettlesNothing(t *testing.T) {
 			assert.Zero(t, sum.Checked)
 			s, err := sw.Lookup(ctx, o.ID)
 			require.NoError(t, err)
-			assert.Equal(t, reconcile.StatePending, s.State, "neither paid, mismatched nor expired")
+			assert.Equal(t, reconcile.Pending, s.State, "neither paid, mismatched nor expired")
 			assert.Equal(t, reconcile.ReasonChecksFailed, s.Reason)
 			assert.Equal(t, sum.Errors, s.Checks, "each answer counted as a check made")
 			t.Logf("unnamed SUCCESS (%s): %d answers, no event, tracking ended at the late window with %q", tc.name, s.Checks, s.Reason)
@@ -308,7 +308,7 @@ func TestUnnamedSuccessSettlesNothing(t *testing.T) {
 		assert.Equal(t, []reconcile.Result{reconcile.Paid}, rec.results(o.ID))
 		s, err := sw.Lookup(ctx, o.ID)
 		require.NoError(t, err)
-		assert.Equal(t, reconcile.StatePaid, s.State)
+		assert.Equal(t, reconcile.Paid, s.State)
 		assert.Equal(t, 4, s.Checks)
 		assert.Zero(t, s.Failures, "a good answer resets the failures")
 	})
@@ -457,7 +457,7 @@ func TestSlowHandlerDeliversOnce(t *testing.T) {
 	assert.Equal(t, int32(1), deliveries.Load())
 	assert.True(t, deadline.Load(), "the handler's context is bounded")
 	require.NotNil(t, got)
-	assert.Equal(t, reconcile.StatePaid, got.State)
+	assert.Equal(t, reconcile.Paid, got.State)
 	assert.Len(t, got.Events, 1)
 	assert.Equal(t, 1, e.checks(t0), "Confirm waited and read the ledger: no second check")
 }
@@ -490,7 +490,7 @@ func TestConfirm(t *testing.T) {
 	e.clk.Set(t0.Add(3 * time.Second)) // before its first scheduled check
 	s, err := sw.Confirm(ctx, paid.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StatePaid, s.State)
+	assert.Equal(t, reconcile.Paid, s.State)
 	assert.Equal(t, 1, s.Checks)
 	require.Len(t, s.Events, 1)
 	assert.Equal(t, reconcile.Paid, s.Events[0].Result)
@@ -499,7 +499,7 @@ func TestConfirm(t *testing.T) {
 	before := e.checks(t0)
 	s, err = sw.Confirm(ctx, paid.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StatePaid, s.State)
+	assert.Equal(t, reconcile.Paid, s.State)
 	assert.Equal(t, before, e.checks(t0), "a final order is read from the ledger")
 	assert.Equal(t, []reconcile.Result{reconcile.Paid}, rec.results(paid.ID), "delivered once")
 	st, err := sw.Step(ctx, t0.Add(time.Hour))
@@ -510,7 +510,7 @@ func TestConfirm(t *testing.T) {
 	require.NoError(t, sw.Track(ctx, pending))
 	s, err = sw.Confirm(ctx, pending.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StatePending, s.State)
+	assert.Equal(t, reconcile.Pending, s.State)
 	assert.Equal(t, 1, s.Checks)
 	assert.Equal(t, e.clk.Now().Add(10*time.Second), s.Next, "rescheduled from the check")
 
@@ -529,11 +529,11 @@ func TestConfirm(t *testing.T) {
 	s, err = sw.Confirm(ctx, flaky.ID)
 	require.ErrorContains(t, err, "ledger down once")
 	require.NotNil(t, s)
-	assert.Equal(t, reconcile.StatePending, s.State, "not recorded")
+	assert.Equal(t, reconcile.Pending, s.State, "not recorded")
 	assert.Empty(t, s.Events)
 	s, err = sw.Confirm(ctx, flaky.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StatePaid, s.State)
+	assert.Equal(t, reconcile.Paid, s.State)
 	assert.Equal(t, []reconcile.Result{reconcile.Paid}, rec.results(flaky.ID))
 
 	failed := e.intent(t, "failed", upicollect.Rupees(10))
@@ -542,7 +542,7 @@ func TestConfirm(t *testing.T) {
 	before = e.checks(t0)
 	s, err = sw.Confirm(ctx, failed.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StateFailed, s.State)
+	assert.Equal(t, reconcile.Failed, s.State)
 	assert.Equal(t, []reconcile.Result{reconcile.Failed}, rec.results(failed.ID))
 	assert.Equal(t, before+1, e.checks(t0), "one check, though the order is still tracked")
 
@@ -550,7 +550,7 @@ func TestConfirm(t *testing.T) {
 	before = e.checks(t0)
 	s, err = sw.Confirm(ctx, pending.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StateUntracked, s.State)
+	assert.Equal(t, reconcile.Untracked, s.State)
 	assert.Equal(t, before, e.checks(t0), "an untracked order is not checked")
 	require.ErrorIs(t, sw.Untrack(ctx, "none"), reconcile.ErrNotTracked)
 
@@ -607,7 +607,7 @@ func TestConfirmRacingSweepers(t *testing.T) {
 			for i := range orders {
 				s, err := sws[p%2].Confirm(ctx, fmt.Sprintf("race-%02d", (i+p*15)%orders))
 				if assert.NoError(t, err) {
-					assert.Equal(t, reconcile.StatePaid, s.State)
+					assert.Equal(t, reconcile.Paid, s.State)
 				}
 			}
 		}()
@@ -663,7 +663,7 @@ type failingMany struct {
 	calls, outcomes atomic.Int32
 }
 
-func (f *failingMany) CommitMany(ctx context.Context, cs []reconcile.Outcome) ([]error, error) {
+func (f *failingMany) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate) ([]error, error) {
 	f.calls.Add(1)
 	f.outcomes.Add(int32(len(cs)))
 	if f.fail.Load() {

@@ -91,7 +91,7 @@ func TestMemoryStoreScansInChunks(t *testing.T) {
 	assert.Equal(t, all[:100], orderIDs(got))
 	assert.Equal(t, []int{reconcile.ScanChunk}, c.take(), "one chunk for a first page")
 
-	got, err = st.List(ctx, reconcile.ListQuery{States: []reconcile.State{reconcile.StateLatePaid}})
+	got, err = st.List(ctx, reconcile.ListQuery{States: []reconcile.State{reconcile.LatePaid}})
 	require.NoError(t, err)
 	assert.Empty(t, got)
 	assert.Equal(t, chunksOf(n), c.take(), "every order once, chunk by chunk")
@@ -120,7 +120,7 @@ func TestMemoryStoreScansInChunks(t *testing.T) {
 
 	counts, err := st.Counts(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: n}, counts)
+	assert.Equal(t, map[reconcile.State]int{reconcile.Pending: n}, counts)
 	assert.Empty(t, c.take(), "Counts scans nothing")
 
 	// Untrack every third order, then prune them: Prune reads every order
@@ -136,7 +136,7 @@ func TestMemoryStoreScansInChunks(t *testing.T) {
 	}
 	paged, before = nil, ""
 	for range n {
-		page, err := st.List(ctx, reconcile.ListQuery{States: []reconcile.State{reconcile.StateUntracked}, Limit: 300, Before: before})
+		page, err := st.List(ctx, reconcile.ListQuery{States: []reconcile.State{reconcile.Untracked}, Limit: 300, Before: before})
 		require.NoError(t, err)
 		if len(page) == 0 {
 			break
@@ -148,14 +148,14 @@ func TestMemoryStoreScansInChunks(t *testing.T) {
 	c.take()
 	counts, err = st.Counts(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: len(kept), reconcile.StateUntracked: n - len(kept)}, counts)
+	assert.Equal(t, map[reconcile.State]int{reconcile.Pending: len(kept), reconcile.Untracked: n - len(kept)}, counts)
 	pruned, err := st.Prune(ctx, time.Now().Add(time.Hour))
 	require.NoError(t, err)
 	assert.Equal(t, n-len(kept), pruned)
 	assert.Equal(t, chunksOf(n), c.take())
 	counts, err = st.Counts(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: len(kept)}, counts, "a state none is in is not counted")
+	assert.Equal(t, map[reconcile.State]int{reconcile.Pending: len(kept)}, counts, "a state none is in is not counted")
 	got, err = st.List(ctx, reconcile.ListQuery{Limit: n})
 	require.NoError(t, err)
 	assert.Equal(t, listed(kept), orderIDs(got))
@@ -226,7 +226,7 @@ func TestTrackDuringList(t *testing.T) {
 	}
 	counts, err := st.Counts(ctx)
 	require.NoError(t, err, "Counts during the List")
-	assert.Equal(t, n+2, counts[reconcile.StatePending])
+	assert.Equal(t, n+2, counts[reconcile.Pending])
 
 	close(resume)
 	var r result

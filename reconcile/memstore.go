@@ -105,7 +105,7 @@ func (m *memStore) Track(ctx context.Context, o Order, due time.Time) error {
 		}
 		return nil
 	}
-	e := &memEntry{order: o, state: StatePending, due: due.UnixNano(), index: -1, updated: time.Now()}
+	e := &memEntry{order: o, state: Pending, due: due.UnixNano(), index: -1, updated: time.Now()}
 	m.orders[o.ID] = e
 	m.byList.insert(e)
 	m.counts[e.state]++
@@ -261,7 +261,7 @@ func copyEvent(ev Event) Event {
 	return ev
 }
 
-func (m *memStore) CommitMany(ctx context.Context, cs []Outcome) ([]error, error) {
+func (m *memStore) CommitMany(ctx context.Context, cs []LeasedUpdate) ([]error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -297,7 +297,7 @@ func (m *memStore) Release(_ context.Context, ls ...Lease) error {
 	return nil
 }
 
-func (m *memStore) NextDue(ctx context.Context) (time.Time, bool, error) {
+func (m *memStore) NextDue(ctx context.Context, _ time.Time) (time.Time, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return time.Time{}, false, err
 	}
@@ -434,7 +434,7 @@ func (m *memStore) Untrack(ctx context.Context, orderID string) error {
 		if e.index >= 0 {
 			heap.Remove(&m.queue, e.index)
 		}
-		m.setState(e, StateUntracked)
+		m.setState(e, Untracked)
 		e.lease, e.due, e.updated = 0, 0, time.Now()
 		return nil
 	}

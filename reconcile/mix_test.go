@@ -112,9 +112,9 @@ func TestMixWithConfirm(t *testing.T) {
 			st, err := sw.Confirm(ctx, v.id)
 			require.NoError(t, err, v.id)
 			switch {
-			case st.State != reconcile.StatePaid:
+			case st.State != reconcile.Paid:
 				notRecorded++
-			case before.State == reconcile.StatePaid:
+			case before.State == reconcile.Paid:
 				bySweeper++
 			default:
 				byConfirm++

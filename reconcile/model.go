@@ -14,18 +14,47 @@ type Order struct {
 	Created time.Time        // when the order was created: its schedule counts from here
 }
 
-// Result is what an Event reports about an order.
-type Result string
+// State is where an order stands, in one vocabulary with the events that
+// move it: Pending until the first event, then the Result of its last
+// event (Paid, Failed, LatePaid, Expired or Mismatch), or Untracked.
+// Pending, Failed and Expired orders are still checked; the others are
+// final.
+type State string
 
-// The events of an order. Each is delivered once per order; an order has at
-// most two: one of Paid, Failed, Expired or Mismatch, and after Failed or
-// Expired possibly LatePaid or Mismatch.
+// Result is what an Event reports about an order: the State it moved the
+// order to (Paid, Failed, LatePaid, Expired or Mismatch; never Pending or
+// Untracked). It is State, so that an event's result and the order's state
+// are read with the same words.
+type Result = State
+
+// An order's states and the results of its events. Each event is delivered
+// once per order; an order has at most two: one of Paid, Failed, Expired
+// or Mismatch, and after Failed or Expired possibly LatePaid or Mismatch.
 const (
-	Paid     Result = "paid"      // SUCCESS for the expected amount
-	Failed   Result = "failed"    // FAIL or REJECT
-	LatePaid Result = "late_paid" // SUCCESS after the order was reported failed or expired
-	Expired  Result = "expired"   // no final state within the payer's window
-	Mismatch Result = "mismatch"  // SUCCESS for another amount
+	Pending  State = "pending"   // no outcome reported yet
+	Paid     State = "paid"      // SUCCESS for the expected amount
+	Failed   State = "failed"    // FAIL or REJECT; still checked for a late SUCCESS
+	LatePaid State = "late_paid" // SUCCESS after the order was reported failed or expired
+	Expired  State = "expired"   // no final state within the payer's window; still checked for a late SUCCESS
+	Mismatch State = "mismatch"  // SUCCESS for another amount
+	// Untracked: Untrack was called; the order is not checked any more
+	// and nothing more is delivered for it.
+	Untracked State = "untracked"
+)
+
+// The states under their 0.3.0 names, which repeated the results' words
+// with a prefix.
+//
+// Deprecated: use Pending, Paid, Failed, LatePaid, Expired, Mismatch and
+// Untracked: one word for an order's state and the event that set it.
+const (
+	StatePending   = Pending
+	StateFailed    = Failed
+	StateExpired   = Expired
+	StatePaid      = Paid
+	StateLatePaid  = LatePaid
+	StateMismatch  = Mismatch
+	StateUntracked = Untracked
 )
 
 // Event is one change in an order's outcome, delivered to the Handler.
@@ -65,26 +94,9 @@ func NewEvent(o Order, r Result, st *upicollect.PaymentStatus, at time.Time, rea
 	return e
 }
 
-// State is where an order stands in a Store.
-type State string
-
-// An order's states. Pending, Failed and Expired orders are still checked;
-// the others are final.
-const (
-	StatePending  State = "pending"   // no outcome reported yet
-	StateFailed   State = "failed"    // Failed reported; checked for a late SUCCESS
-	StateExpired  State = "expired"   // Expired reported; checked for a late SUCCESS
-	StatePaid     State = "paid"      // Paid reported
-	StateLatePaid State = "late_paid" // LatePaid reported
-	StateMismatch State = "mismatch"  // Mismatch reported
-	// StateUntracked: Untrack was called; the order is not checked any
-	// more and nothing more is delivered for it.
-	StateUntracked State = "untracked"
-)
-
 // final reports whether no check can change st any more.
 func (st State) final() bool {
-	return st == StatePaid || st == StateLatePaid || st == StateMismatch || st == StateUntracked
+	return st == Paid || st == LatePaid || st == Mismatch || st == Untracked
 }
 
 // Reasons an Expired event gives.

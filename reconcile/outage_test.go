@@ -206,7 +206,7 @@ func TestOneOrdersBadAnswersKeepItsOwnBackoff(t *testing.T) {
 	assert.Zero(t, st.Checks, "no answer of it was read")
 	c, err := sw.Confirm(ctx, "good-0")
 	require.NoError(t, err, "not an outage: Confirm is not held")
-	assert.Equal(t, reconcile.StatePaid, c.State)
+	assert.Equal(t, reconcile.Paid, c.State)
 }
 
 // TestConfirmDuringAnOutage: while the sweeper holds its checks, Confirm
@@ -237,14 +237,14 @@ func TestConfirmDuringAnOutage(t *testing.T) {
 	st, err := sw.Confirm(ctx, "o-4")
 	require.ErrorIs(t, err, reconcile.ErrServiceFailing)
 	require.NotNil(t, st)
-	assert.Equal(t, reconcile.StatePending, st.State, "the ledger's state as it is")
+	assert.Equal(t, reconcile.Pending, st.State, "the ledger's state as it is")
 	assert.Equal(t, before, cnt.checks.Load(), "no check beyond the probe")
 
 	e.sb.Clear(sandbox.Faults)
 	e.clk.Set(now.Add(time.Minute)) // the probe is due
 	st, err = sw.Confirm(ctx, "o-4")
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StatePaid, st.State)
+	assert.Equal(t, reconcile.Paid, st.State)
 	assert.Equal(t, before+1, cnt.checks.Load(), "Confirm's one check was the probe")
 	assert.Equal(t, []reconcile.Result{reconcile.Paid}, rec.results("o-4"))
 	stats, err := sw.Step(ctx, now.Add(time.Minute))

@@ -104,11 +104,11 @@ func (p policy) nextCheck(created, now time.Time, st State) (next time.Time, ok 
 		return time.Time{}, false
 	}
 	age := now.Sub(created)
-	if st != StatePending && age < p.payerWindow {
+	if st != Pending && age < p.payerWindow {
 		age = p.payerWindow
 	}
 	next = now.Add(p.schedule.every(age))
-	if window := created.Add(p.payerWindow); st == StatePending && now.Before(window) && next.After(window) {
+	if window := created.Add(p.payerWindow); st == Pending && now.Before(window) && next.After(window) {
 		next = window
 	}
 	if next.After(end) {
@@ -119,6 +119,6 @@ func (p policy) nextCheck(created, now time.Time, st State) (next time.Time, ok 
 
 // firstCheck is when an order created at created is checked first.
 func (p policy) firstCheck(created time.Time) time.Time {
-	next, _ := p.nextCheck(created, created, StatePending)
+	next, _ := p.nextCheck(created, created, Pending)
 	return next
 }

@@ -37,20 +37,20 @@ func TestNextCheckFollowsTheSchedule(t *testing.T) {
 		st   State
 		want time.Duration // from now; -1 for never again
 	}{
-		{"first minute: every 10s", 0, StatePending, 10 * time.Second},
-		{"at 50s", 50 * time.Second, StatePending, 10 * time.Second},
-		{"at 1 min: every 30s", time.Minute, StatePending, 30 * time.Second},
-		{"pending just before the payer window's end: checked at its end", 14*time.Minute + 50*time.Second, StatePending, 10 * time.Second},
-		{"expired at the window's end: every 15 min", 15 * time.Minute, StateExpired, 15 * time.Minute},
-		{"failed at 2 min: as past the payer window", 2 * time.Minute, StateFailed, 15 * time.Minute},
-		{"at 1h: hourly", time.Hour, StateFailed, time.Hour},
-		{"at 6h: every 3h", 6 * time.Hour, StateExpired, 3 * time.Hour},
-		{"at 24h: every 8h", 24 * time.Hour, StateExpired, 8 * time.Hour},
-		{"at 70h: a last check at the late window's end", 70 * time.Hour, StateExpired, 2 * time.Hour},
-		{"at the late window's end: done", 72 * time.Hour, StateExpired, -1},
-		{"paid: done", time.Minute, StatePaid, -1},
-		{"late paid: done", 30 * time.Hour, StateLatePaid, -1},
-		{"mismatch: done", time.Minute, StateMismatch, -1},
+		{"first minute: every 10s", 0, Pending, 10 * time.Second},
+		{"at 50s", 50 * time.Second, Pending, 10 * time.Second},
+		{"at 1 min: every 30s", time.Minute, Pending, 30 * time.Second},
+		{"pending just before the payer window's end: checked at its end", 14*time.Minute + 50*time.Second, Pending, 10 * time.Second},
+		{"expired at the window's end: every 15 min", 15 * time.Minute, Expired, 15 * time.Minute},
+		{"failed at 2 min: as past the payer window", 2 * time.Minute, Failed, 15 * time.Minute},
+		{"at 1h: hourly", time.Hour, Failed, time.Hour},
+		{"at 6h: every 3h", 6 * time.Hour, Expired, 3 * time.Hour},
+		{"at 24h: every 8h", 24 * time.Hour, Expired, 8 * time.Hour},
+		{"at 70h: a last check at the late window's end", 70 * time.Hour, Expired, 2 * time.Hour},
+		{"at the late window's end: done", 72 * time.Hour, Expired, -1},
+		{"paid: done", time.Minute, Paid, -1},
+		{"late paid: done", 30 * time.Hour, LatePaid, -1},
+		{"mismatch: done", time.Minute, Mismatch, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			now := t0.Add(tc.age)
@@ -71,14 +71,14 @@ func TestNextCheckFollowsTheSchedule(t *testing.T) {
 // payer's window, and the last one at the end of the late window.
 func TestDefaultScheduleCounts(t *testing.T) {
 	p := defaultPolicy()
-	pending := append([]time.Time{p.firstCheck(t0)}, checksFrom(p, t0, p.firstCheck(t0), StatePending, t0.Add(15*time.Minute))...)
+	pending := append([]time.Time{p.firstCheck(t0)}, checksFrom(p, t0, p.firstCheck(t0), Pending, t0.Add(15*time.Minute))...)
 	require.Len(t, pending, 34)
 	assert.Equal(t, t0.Add(15*time.Minute), pending[len(pending)-1], "the payer window's end is checked")
 	for i := 1; i < len(pending); i++ {
 		assert.LessOrEqual(t, pending[i].Sub(pending[i-1]), 30*time.Second)
 	}
 	// Reported Expired at the window's end, then checked sparsely.
-	late := checksFrom(p, t0, t0.Add(15*time.Minute), StateExpired, t0.Add(100*time.Hour))
+	late := checksFrom(p, t0, t0.Add(15*time.Minute), Expired, t0.Add(100*time.Hour))
 	assert.Len(t, late, 20, "after the payer's window")
 	assert.Equal(t, t0.Add(72*time.Hour), late[len(late)-1])
 	assert.Equal(t, 54, len(pending)+len(late))

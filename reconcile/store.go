@@ -10,19 +10,49 @@ import (
 )
 
 // Store keeps the orders sweepers track: their state, their events, when
-// each is due for a check, and who holds it. Several sweepers may share one
-// Store (in one process for NewMemoryStore; in many for a database's, such
-// as the reconcile/sqlstore module's): a Lease gives an order to one
-// sweeper at a time, and Commit records a check's outcome only under the
-// lease it was made under (its fencing token). Every method is safe for
+// each is due for a check, and who holds it. It is the Engine the sweepers
+// work through and the Reader that shows the ledger (the dashboard, the
+// upicollect command's reconcile show and list). Several sweepers may share
+// one Store (in one process for NewMemoryStore; in many for a database's,
+// such as the reconcile/sqlstore module's). Every method is safe for
 // concurrent use, across goroutines and (for database stores) processes.
+// The conformance suite in reconcile/storetest checks a Store's contract.
+type Store interface {
+	Engine
+	Reader
+}
+
+// Reader is a Store's read side: what it knows of orders, with no service
+// call and no change. A program that only shows the ledger takes a Reader.
+type Reader interface {
+	// Lookup returns what the store knows of one order (no service call).
+	// ErrNotTracked when unknown (an id Trackable refuses included, before
+	// any I/O).
+	Lookup(ctx context.Context, orderID string) (*OrderState, error)
+	// List returns orders matching q, newest created first (ties: greater
+	// id first), with their events. A page need not be a snapshot: a
+	// store may read it in parts (the memory store does, so as not to
+	// hold Track and the sweepers up), and then each order present for
+	// the whole call is read once, in its place, and listed if its state
+	// then matches; an order tracked or pruned meanwhile may or may not be
+	// listed.
+	List(ctx context.Context, q ListQuery) ([]OrderState, error)
+	// Counts returns how many orders are in each state.
+	Counts(ctx context.Context) (map[State]int, error)
+}
+
+// Engine is what a Sweeper works through: tracking orders, leasing the
+// due ones, recording each check's outcome under its lease, and the
+// store's clock. A Lease gives an order to one sweeper at a time, and
+// Commit records a check's outcome only under the lease it was made under
+// (its fencing token).
 //
 // Times: Due, Next and NextDue are sweeper time (the time passed to Step,
 // or the store's clock when Run steps on it). A store that keeps a clock of
 // its own (Now's ok true) measures leases on it, so that sweepers whose
 // clocks differ agree on who holds an order; a store without one measures
 // them on the now it is given.
-type Store interface {
+type Engine interface {
 	// Track adds o, first due at due. The same id with the same amount
 	// again: nil, nothing changes (a finished order is not revived). The
 	// same id with another amount: ErrTrackedDifferently. An id Trackable
@@ -71,36 +101,25 @@ type Store interface {
 	// in one transaction or statement where the store can. errs[i] is
 	// cs[i]'s error (ErrLeaseLost for one fenced out); err is the whole
 	// call's, and then errs may be nil.
-	CommitMany(ctx context.Context, cs []Outcome) (errs []error, err error)
+	CommitMany(ctx context.Context, cs []LeasedUpdate) (errs []error, err error)
 	// Release ends leases without a check: each order is due again at its
 	// l.Due, nothing else changes (the unchecked leases of a failed or
 	// cancelled step). A lease no longer held is skipped.
 	Release(ctx context.Context, ls ...Lease) error
 
-	// NextDue is the earliest time (sweeper time, as Due values are) an
-	// order can be leased; ok is false when no order will ever be due
-	// again.
-	NextDue(ctx context.Context) (t time.Time, ok bool, err error)
+	// NextDue is the earliest time an order can be leased, in sweeper
+	// time as Due values are, for a sweeper whose time is now: an order
+	// due but held by an unexpired lease can be leased when the lease
+	// ends, which a store with a clock of its own measures on that clock
+	// and answers as now plus the lease's time left. ok is false when no
+	// order will ever be due again.
+	NextDue(ctx context.Context, now time.Time) (t time.Time, ok bool, err error)
 
-	// Lookup returns what the store knows of one order (no service call).
-	// ErrNotTracked when unknown (an id Trackable refuses included, before
-	// any I/O).
-	Lookup(ctx context.Context, orderID string) (*OrderState, error)
-	// List returns orders matching q, newest created first (ties: greater
-	// id first), with their events. A page need not be a snapshot: a
-	// store may read it in parts (the memory store does, so as not to
-	// hold Track and the sweepers up), and then each order present for
-	// the whole call is read once, in its place, and listed if its state
-	// then matches; an order tracked or pruned meanwhile may or may not be
-	// listed.
-	List(ctx context.Context, q ListQuery) ([]OrderState, error)
-	// Counts returns how many orders are in each state.
-	Counts(ctx context.Context) (map[State]int, error)
 	// Untrack stops checking an order: no lease is granted and no event is
 	// delivered for it after Untrack returns (a delivery under way
 	// finishes or rolls back first). ErrNotTracked when unknown (an id
 	// Trackable refuses included, before any I/O). Its state
-	// becomes StateUntracked, unless it is final already (then nothing
+	// becomes Untracked, unless it is final already (then nothing
 	// changes).
 	Untrack(ctx context.Context, orderID string) error
 	// Prune deletes orders with no further check whose last change is
@@ -146,11 +165,18 @@ type Retry struct {
 	Failures int       // its consecutive failures then
 }
 
-// Outcome is one eventless outcome for Store.CommitMany.
-type Outcome struct {
+// LeasedUpdate is one eventless check's Update under the Lease it was
+// made under, for Engine.CommitMany.
+type LeasedUpdate struct {
 	Lease  Lease
 	Update Update
 }
+
+// Outcome is LeasedUpdate under its 0.3.0 name.
+//
+// Deprecated: use LeasedUpdate; Outcome names something else in the SDK
+// (upicollect.Outcome, how a call ended).
+type Outcome = LeasedUpdate
 
 // ListQuery selects orders for Store.List.
 type ListQuery struct {

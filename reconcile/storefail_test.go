@@ -72,7 +72,7 @@ func (f *flaky) Commit(ctx context.Context, l reconcile.Lease, u reconcile.Updat
 	return f.Store.Commit(ctx, l, u, deliver)
 }
 
-func (f *flaky) CommitMany(ctx context.Context, cs []reconcile.Outcome) ([]error, error) {
+func (f *flaky) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate) ([]error, error) {
 	if err := f.err("CommitMany/each"); err != nil {
 		errs := make([]error, len(cs))
 		for i := range errs {
@@ -83,11 +83,11 @@ func (f *flaky) CommitMany(ctx context.Context, cs []reconcile.Outcome) ([]error
 	return f.Store.CommitMany(ctx, cs)
 }
 
-func (f *flaky) NextDue(ctx context.Context) (time.Time, bool, error) {
+func (f *flaky) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
 	if err := f.err("NextDue"); err != nil {
 		return time.Time{}, false, err
 	}
-	return f.Store.NextDue(ctx)
+	return f.Store.NextDue(ctx, now)
 }
 
 func (f *flaky) Lookup(ctx context.Context, id string) (*reconcile.OrderState, error) {
@@ -147,7 +147,7 @@ func TestStoreFailures(t *testing.T) {
 			st.fail(tc.method, nil)
 			got, err := sw.Lookup(ctx, o.ID)
 			require.NoError(t, err)
-			assert.Equal(t, reconcile.StatePending, got.State)
+			assert.Equal(t, reconcile.Pending, got.State)
 			if tc.method == "Extend" && tc.err == boom {
 				// The step ended: the order was given back, due as it was.
 				l, err := st.LeaseOrder(ctx, o.ID, now, time.Minute)
@@ -206,7 +206,7 @@ func TestConfirmStoreFailures(t *testing.T) {
 		s, err := sw.Confirm(ctx, o.ID)
 		assert.NoError(t, err)
 		if assert.NotNil(t, s) {
-			assert.Equal(t, reconcile.StateUntracked, s.State)
+			assert.Equal(t, reconcile.Untracked, s.State)
 		}
 	}()
 	// Untrack ends it: Confirm's next look finds the order done.

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"log/slog"
 
@@ -80,6 +81,56 @@ func (s *Sweeper) Track(ctx context.Context, o Order) error {
 		return err
 	}
 	return s.store.Track(ctx, o, s.opts.firstCheck(o.Created))
+}
+
+// TrackTx tracks o inside the caller's transaction: o is tracked if and
+// only if tx commits, so the merchant's order row and its tracking are one
+// write (write both, commit, then create the order at the service). A
+// store without SQL transactions (the memory store) returns
+// ErrNoTransactions. A bad order, or a nil tx, is a
+// *upicollect.ValidationError before any I/O.
+func (s *Sweeper) TrackTx(ctx context.Context, tx *sql.Tx, o Order) error {
+	err := validateOrder(o)
+	if tx == nil {
+		ve := &upicollect.ValidationError{Op: "reconcile.TrackTx"}
+		var v *upicollect.ValidationError
+		if errors.As(err, &v) {
+			ve.Fields = v.Fields
+		}
+		ve.Fields = append(ve.Fields, upicollect.FieldError{Field: "tx", Problem: "is required"})
+		return ve
+	}
+	if err != nil {
+		return err
+	}
+	return s.store.TrackTx(ctx, tx, o, s.opts.firstCheck(o.Created))
+}
+
+// Lookup returns what the store knows of an order (its state, the events
+// delivered, the checks made, the next check); it calls no service.
+// ErrNotTracked when the store does not know it.
+func (s *Sweeper) Lookup(ctx context.Context, orderID string) (*OrderState, error) {
+	if !Trackable(orderID) {
+		return nil, ErrNotTracked
+	}
+	if err := s.cleanup.wait(ctx); err != nil {
+		return nil, err
+	}
+	return s.store.Lookup(ctx, orderID)
+}
+
+// Untrack stops checking an order (cancelled by the merchant): nothing more
+// is delivered for it once Untrack returns (a delivery under way finishes
+// or is undone first). An order already final stays as it is.
+// ErrNotTracked when the store does not know it.
+func (s *Sweeper) Untrack(ctx context.Context, orderID string) error {
+	if !Trackable(orderID) {
+		return ErrNotTracked
+	}
+	if err := s.cleanup.wait(ctx); err != nil {
+		return err
+	}
+	return s.store.Untrack(ctx, orderID)
 }
 
 // validateOrder lists every problem of o.

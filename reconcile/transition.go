@@ -22,17 +22,17 @@ func transitionFor(p policy, o Order, st State, s *upicollect.PaymentStatus, now
 	t := transition{state: st}
 	switch {
 	case s.TxnStatus == upicollect.TxnSuccess && s.Amount != o.Amount:
-		t.state, t.result = StateMismatch, Mismatch
-	case s.TxnStatus == upicollect.TxnSuccess && st == StatePending:
-		t.state, t.result = StatePaid, Paid
+		t.state, t.result = Mismatch, Mismatch
+	case s.TxnStatus == upicollect.TxnSuccess && st == Pending:
+		t.state, t.result = Paid, Paid
 	case s.TxnStatus == upicollect.TxnSuccess:
-		t.state, t.result = StateLatePaid, LatePaid
-	case (s.TxnStatus == upicollect.TxnFail || s.TxnStatus == upicollect.TxnReject) && st == StatePending:
-		t.state, t.result = StateFailed, Failed
-	case st == StatePending && !now.Before(o.Created.Add(p.payerWindow)):
+		t.state, t.result = LatePaid, LatePaid
+	case (s.TxnStatus == upicollect.TxnFail || s.TxnStatus == upicollect.TxnReject) && st == Pending:
+		t.state, t.result = Failed, Failed
+	case st == Pending && !now.Before(o.Created.Add(p.payerWindow)):
 		// PENDING, a state this SDK does not know, or FAIL after Expired:
 		// none of them is a payment, and the payer's time is over.
-		t.state, t.result, t.reason = StateExpired, Expired, ReasonNoFinalState
+		t.state, t.result, t.reason = Expired, Expired, ReasonNoFinalState
 		if s.NotFound {
 			t.reason = ReasonNotFound
 		}

@@ -201,13 +201,13 @@ func (s *shop) confirm(w http.ResponseWriter, r *http.Request) {
 		data["PayAgain"] = template.URL(o.PaymentURL) // an http(s) URL, checked by the SDK
 	}
 	switch st.State {
-	case reconcile.StatePaid, reconcile.StateLatePaid:
+	case reconcile.Paid, reconcile.LatePaid:
 		render(w, http.StatusOK, paidPage, data)
-	case reconcile.StateFailed:
+	case reconcile.Failed:
 		render(w, http.StatusOK, failedPage, data)
-	case reconcile.StateMismatch:
+	case reconcile.Mismatch:
 		render(w, http.StatusConflict, errorPage, map[string]any{"Message": "The amount paid does not match the order."})
-	case reconcile.StateUntracked:
+	case reconcile.Untracked:
 		render(w, http.StatusGone, errorPage, map[string]any{"Message": "This order was cancelled."})
 	default:
 		// Pending or expired: nothing has reached the service for this

@@ -81,7 +81,7 @@ func eventArgs(orderID string, e *reconcile.Event) []any {
 	return []any{orderID, string(e.Result), e.At.UnixNano(), txn, paid, utr, e.Reason}
 }
 
-func (s *store) CommitMany(ctx context.Context, cs []reconcile.Outcome) ([]error, error) {
+func (s *store) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate) ([]error, error) {
 	errs := make([]error, len(cs))
 	var idx []int // the outcomes to record, by index into cs
 	for i, c := range cs {
@@ -110,7 +110,7 @@ func (s *store) CommitMany(ctx context.Context, cs []reconcile.Outcome) ([]error
 // commitMany records the outcomes cs[batch] in one statement (PostgreSQL:
 // UPDATE … FROM unnest of arrays; SQLite: UPDATE … FROM json_each of one
 // JSON array), and returns which of them were recorded.
-func (s *store) commitMany(ctx context.Context, cs []reconcile.Outcome, batch []int) (map[int]bool, error) {
+func (s *store) commitMany(ctx context.Context, cs []reconcile.LeasedUpdate, batch []int) (map[int]bool, error) {
 	held := make(map[int]bool, len(batch))
 	if s.d == SQLite {
 		rows := make([][7]any, len(batch))

@@ -197,13 +197,15 @@ const nextDueRows = 512
 
 // NextDue walks the orders in due order (the due index) up to the first
 // one not leased: an order can be leased at its due time, or, while
-// leased, when its lease expires if that is later. Orders after the first
-// free one are due after it. When nextDueRows orders are all leased, the
-// last one's due time stands in for the rest (early, never late).
-func (s *store) NextDue(ctx context.Context) (time.Time, bool, error) {
+// leased, when its lease expires if that is later: on the store's clock,
+// read in the same statement, and answered in the sweeper's time as now
+// plus the lease's time left. Orders after the first free one are due
+// after it. When nextDueRows orders are all leased, the last one's due
+// time stands in for the rest (early, never late).
+func (s *store) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
 	bctx, cancel := s.bound(ctx)
 	defer cancel()
-	rows, err := s.db.QueryContext(bctx, s.q.nextDue)
+	rows, err := s.db.QueryContext(bctx, s.q.nextDue, s.clockArg())
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("sqlstore: next due: %w", err)
 	}
@@ -214,20 +216,23 @@ func (s *store) NextDue(ctx context.Context) (time.Time, bool, error) {
 		free       bool
 	)
 	for rows.Next() {
-		var due int64
+		var due, clock int64
 		var until sql.NullInt64
-		if err := rows.Scan(&due, &until); err != nil {
+		if err := rows.Scan(&due, &until, &clock); err != nil {
 			return time.Time{}, false, fmt.Errorf("sqlstore: next due: %w", err)
 		}
 		at := due
-		if until.Valid && until.Int64 > due {
-			at = until.Int64
+		held := until.Valid && until.Int64 > clock
+		if held {
+			// The lease ends on the store's clock; in the sweeper's time
+			// that is now plus the lease's time left.
+			at = max(due, now.UnixNano()+(until.Int64-clock))
 		}
 		if n == 0 || at < best {
 			best = at
 		}
 		n, last = n+1, due
-		if free = !until.Valid; free {
+		if free = !held; free {
 			break
 		}
 	}

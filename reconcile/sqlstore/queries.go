@@ -49,9 +49,9 @@ func newQueries(d Dialect) queries {
 	q.event = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	q.untrack = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, state = 'untracked', due_ns = NULL, lease_token = NULL, lease_until_ns = NULL
 		WHERE order_id = ? AND state NOT IN ('paid', 'late_paid', 'mismatch')`
-	// The orders in due order (nextDueRows of them at most): NextDue
-	// reads them up to the first one not leased.
-	q.nextDue = `SELECT due_ns, lease_until_ns FROM ` + OrdersTable + ` WHERE due_ns IS NOT NULL ORDER BY due_ns LIMIT ` + strconv.Itoa(nextDueRows)
+	// The orders in due order (nextDueRows of them at most), with the
+	// store's clock: NextDue reads them up to the first one not leased.
+	q.nextDue = `SELECT due_ns, lease_until_ns, ` + now + ` FROM ` + OrdersTable + ` WHERE due_ns IS NOT NULL ORDER BY due_ns LIMIT ` + strconv.Itoa(nextDueRows)
 	if d == Postgres {
 		q.leaseOrder = `WITH clock AS (SELECT ` + now + ` AS ns),
 			held AS (SELECT order_id FROM ` + OrdersTable + ` WHERE order_id = ? FOR UPDATE NOWAIT)

@@ -314,7 +314,7 @@ func (s *store) track(ctx context.Context, q querier, o reconcile.Order, due tim
 	if !reconcile.Trackable(o.ID) {
 		return upicollect.ValidateOrderID("sqlstore.Track", o.ID)
 	}
-	res, err := s.exec(ctx, q, s.q.track, o.ID, o.Amount.Paise(), o.Created.UnixNano(), string(reconcile.StatePending), due.UnixNano(), s.clockArg())
+	res, err := s.exec(ctx, q, s.q.track, o.ID, o.Amount.Paise(), o.Created.UnixNano(), string(reconcile.Pending), due.UnixNano(), s.clockArg())
 	if err != nil {
 		return fmt.Errorf("sqlstore: tracking %q: %w", o.ID, err)
 	}

@@ -112,7 +112,7 @@ func testAnswers(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 				assert.Equal(t, reconcile.Paid, events()[0].Result)
 				s, err := sw.Confirm(ctx, o.ID)
 				require.NoError(t, err)
-				assert.Equal(t, reconcile.StatePaid, s.State)
+				assert.Equal(t, reconcile.Paid, s.State)
 				assert.Equal(t, int64(1), checks.Load(), "a paid order is not checked again")
 				return
 			}
@@ -121,7 +121,7 @@ func testAnswers(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 			assert.Empty(t, events(), "no event")
 			s, err := sw.Lookup(ctx, o.ID)
 			require.NoError(t, err)
-			assert.Equal(t, reconcile.StatePending, s.State)
+			assert.Equal(t, reconcile.Pending, s.State)
 			assert.Empty(t, s.Events)
 			assert.Equal(t, 1, s.Failures)
 			require.True(t, s.Next.After(T0.Add(time.Minute)), "checked again later: %v", s.Next)
@@ -135,7 +135,7 @@ func testAnswers(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 				require.NoError(t, err)
 			}
 			require.NotNil(t, s)
-			assert.Equal(t, reconcile.StatePending, s.State)
+			assert.Equal(t, reconcile.Pending, s.State)
 			assert.Empty(t, s.Events)
 			assert.Equal(t, 2, s.Failures)
 			assert.Empty(t, events(), "no event")

@@ -87,7 +87,7 @@ func testHostileIDs(t *testing.T, st reconcile.Store) {
 	// Nothing tracked was touched: both orders pending, neither leased.
 	counts, err := st.Counts(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: 2}, nonZero(counts))
+	assert.Equal(t, map[reconcile.State]int{reconcile.Pending: 2}, nonZero(counts))
 	all, err := st.List(ctx, reconcile.ListQuery{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{order(1).ID, long.ID}, stateIDs(all))

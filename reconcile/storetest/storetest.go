@@ -21,7 +21,6 @@ import (
 
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
-	"github.com/upicollect/upicollect-go/sandbox"
 )
 
 // T0 is the time the suite's orders are created at.
@@ -46,7 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 // agree.
 func RunClocked(t *testing.T, newStore func(t *testing.T, now func() time.Time) reconcile.Store) {
 	run(t, func(t *testing.T) reconcile.Store {
-		c := sandbox.NewManualClock(T0)
+		c := &clock{t: T0}
 		return &clocked{Store: newStore(t, c.Now), clock: c}
 	})
 }
@@ -87,11 +86,32 @@ func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 	t.Run("AnswersNotNamingTheOrderSettleNothing", func(t *testing.T) { testAnswers(t, newStore) })
 }
 
-// clocked moves its store's clock (the test kit's manual clock,
-// sandbox.ManualClock) to the time of each call that takes one, in UTC.
+// clocked moves its store's clock to the time of each call that takes one,
+// in UTC.
 type clocked struct {
 	reconcile.Store
-	clock *sandbox.ManualClock
+	clock *clock
+}
+
+// clock is the suite's own settable clock: a store's WithClock reads Now,
+// the suite Sets it. (The suite needs no fake service, only a time.)
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// Now returns the time last set.
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Set moves the clock to t.
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
 }
 
 func (c *clocked) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]reconcile.Lease, error) {
@@ -107,6 +127,11 @@ func (c *clocked) LeaseOrder(ctx context.Context, id string, now time.Time, ttl 
 func (c *clocked) Extend(ctx context.Context, l reconcile.Lease, now time.Time, ttl time.Duration) error {
 	c.clock.Set(now.UTC())
 	return c.Store.Extend(ctx, l, now, ttl)
+}
+
+func (c *clocked) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
+	c.clock.Set(now.UTC())
+	return c.Store.NextDue(ctx, now)
 }
 
 // RunTx runs TrackTx's cases on a store with SQL transactions: newStore
@@ -170,14 +195,14 @@ func ids(ls []reconcile.Lease) []string {
 
 func testTrackAndLease(t *testing.T, st reconcile.Store) {
 	ctx := ctxFor(t)
-	_, ok, err := st.NextDue(ctx)
+	_, ok, err := st.NextDue(ctx, T0)
 	require.NoError(t, err)
 	assert.False(t, ok, "an empty store has nothing due")
 
 	o := order(1)
 	due := T0.Add(10 * time.Second)
 	require.NoError(t, st.Track(ctx, o, due))
-	next, ok, err := st.NextDue(ctx)
+	next, ok, err := st.NextDue(ctx, T0)
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.True(t, due.Equal(next), "next due %v", next)
@@ -192,7 +217,7 @@ func testTrackAndLease(t *testing.T, st reconcile.Store) {
 	assert.Equal(t, o.ID, l.Order.ID)
 	assert.Equal(t, o.Amount, l.Order.Amount)
 	assert.True(t, o.Created.Equal(l.Order.Created))
-	assert.Equal(t, reconcile.StatePending, l.State)
+	assert.Equal(t, reconcile.Pending, l.State)
 	assert.True(t, due.Equal(l.Due))
 	assert.NotEmpty(t, l.Token)
 }
@@ -235,7 +260,7 @@ func testLeaseExpiry(t *testing.T, st reconcile.Store) {
 	first, err := st.Lease(ctx, T0, 10, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, first, 1)
-	next, ok, err := st.NextDue(ctx)
+	next, ok, err := st.NextDue(ctx, T0)
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.True(t, until.Equal(next), "a leased order can next be leased when its lease expires")
@@ -250,14 +275,14 @@ func testLeaseExpiry(t *testing.T, st reconcile.Store) {
 
 	// The first holder's outcome is dropped whole.
 	delivered := false
-	err = st.Commit(ctx, first[0], reconcile.Update{State: reconcile.StatePaid, Event: &reconcile.Event{Order: order(1), Result: reconcile.Paid, At: T0}},
+	err = st.Commit(ctx, first[0], reconcile.Update{State: reconcile.Paid, Event: &reconcile.Event{Order: order(1), Result: reconcile.Paid, At: T0}},
 		func(context.Context) error { delivered = true; return nil })
 	require.ErrorIs(t, err, reconcile.ErrLeaseLost)
 	assert.False(t, delivered, "an outcome under a lost lease is never delivered")
 	require.NoError(t, st.Release(ctx, first[0]), "releasing a lost lease changes nothing")
 	// The second holder's stands.
-	require.NoError(t, st.Commit(ctx, again[0], reconcile.Update{State: reconcile.StatePending, Next: until.Add(time.Hour)}, nil))
-	next, ok, err = st.NextDue(ctx)
+	require.NoError(t, st.Commit(ctx, again[0], reconcile.Update{State: reconcile.Pending, Next: until.Add(time.Hour)}, nil))
+	next, ok, err = st.NextDue(ctx, T0)
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.True(t, until.Add(time.Hour).Equal(next))
@@ -270,15 +295,15 @@ func testCommitWithoutEvent(t *testing.T, st reconcile.Store) {
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	next := T0.Add(30 * time.Second)
-	require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StateExpired, Next: next}, nil))
-	require.ErrorIs(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid}, nil), reconcile.ErrLeaseLost, "a lease ends with its commit")
+	require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Expired, Next: next}, nil))
+	require.ErrorIs(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Paid}, nil), reconcile.ErrLeaseLost, "a lease ends with its commit")
 	ls, err = st.Lease(ctx, next.Add(-time.Nanosecond), 1, time.Minute)
 	require.NoError(t, err)
 	assert.Empty(t, ls)
 	ls, err = st.Lease(ctx, next, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
-	assert.Equal(t, reconcile.StateExpired, ls[0].State)
+	assert.Equal(t, reconcile.Expired, ls[0].State)
 	assert.True(t, next.Equal(ls[0].Due))
 }
 
@@ -291,9 +316,9 @@ func testCommitDone(t *testing.T, st reconcile.Store) {
 	ev := &reconcile.Event{Order: order(1), Result: reconcile.Paid, At: T0,
 		Status: &upicollect.PaymentStatus{OrderID: "ord-0001", TxnStatus: upicollect.TxnSuccess, Amount: order(1).Amount, UTR: "123456789012"}}
 	calls := 0
-	require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid, Event: ev}, func(context.Context) error { calls++; return nil }))
+	require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Paid, Event: ev}, func(context.Context) error { calls++; return nil }))
 	assert.Equal(t, 1, calls)
-	_, ok, err := st.NextDue(ctx)
+	_, ok, err := st.NextDue(ctx, T0)
 	require.NoError(t, err)
 	assert.False(t, ok, "a done order is never due")
 	ls, err = st.Lease(ctx, T0.Add(1000*time.Hour), 10, time.Hour)
@@ -315,17 +340,17 @@ func testDeliverError(t *testing.T, st reconcile.Store) {
 	require.Len(t, ls, 1)
 	boom := errors.New("handler down")
 	ev := &reconcile.Event{Order: order(1), Result: reconcile.Failed, At: now}
-	err = st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StateFailed, Next: now.Add(time.Hour), Event: ev, Retry: reconcile.Retry{Next: due}},
+	err = st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Failed, Next: now.Add(time.Hour), Event: ev, Retry: reconcile.Retry{Next: due}},
 		func(context.Context) error { return boom })
 	require.ErrorIs(t, err, boom)
 	// Nothing changed, the lease ended, and the order is due as it was.
 	again, err := st.Lease(ctx, now, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, again, 1, "due again at once: the event comes again at the next step")
-	assert.Equal(t, reconcile.StatePending, again[0].State)
+	assert.Equal(t, reconcile.Pending, again[0].State)
 	assert.True(t, due.Equal(again[0].Due))
 	calls := 0
-	require.NoError(t, st.Commit(ctx, again[0], reconcile.Update{State: reconcile.StateFailed, Next: now.Add(time.Hour), Event: ev},
+	require.NoError(t, st.Commit(ctx, again[0], reconcile.Update{State: reconcile.Failed, Next: now.Add(time.Hour), Event: ev},
 		func(context.Context) error { calls++; return nil }))
 	assert.Equal(t, 1, calls)
 }
@@ -340,7 +365,7 @@ func testDeliverHolds(t *testing.T, st reconcile.Store) {
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	ev := &reconcile.Event{Order: order(1), Result: reconcile.Paid, At: T0}
-	err = st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid, Event: ev}, func(context.Context) error {
+	err = st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Paid, Event: ev}, func(context.Context) error {
 		lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		other, err := st.Lease(lctx, until.Add(time.Hour), 10, time.Hour)
@@ -373,10 +398,10 @@ func testRelease(t *testing.T, st reconcile.Store) {
 	got, err = st.Lease(ctx, due, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, got, 1, "released at once: no wait for the lease to expire")
-	assert.Equal(t, reconcile.StatePending, got[0].State)
+	assert.Equal(t, reconcile.Pending, got[0].State)
 	assert.True(t, due.Equal(got[0].Due))
 	require.NoError(t, st.Release(ctx, ls[0]), "a lease no longer held is skipped")
-	require.ErrorIs(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePending, Next: now}, nil), reconcile.ErrLeaseLost)
+	require.ErrorIs(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Pending, Next: now}, nil), reconcile.ErrLeaseLost)
 }
 
 // testConcurrentOnce runs several sweepers' loops on one store, each
@@ -409,14 +434,14 @@ func testConcurrentOnce(t *testing.T, st reconcile.Store) {
 					return
 				}
 				if len(ls) == 0 {
-					if _, ok, err := st.NextDue(ctx); err == nil && !ok {
+					if _, ok, err := st.NextDue(ctx, now); err == nil && !ok {
 						return
 					}
 					continue
 				}
 				for _, l := range ls {
 					ev := &reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: now}
-					err := st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: ev}, func(context.Context) error {
+					err := st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: ev}, func(context.Context) error {
 						// The handler of every order whose id ends in 5 fails once.
 						if _, failed := failOnce.LoadOrStore(l.Order.ID, true); !failed && l.Order.ID[len(l.Order.ID)-1] == '5' {
 							return errors.New("handler down once")
@@ -467,12 +492,12 @@ func testDeliverRetry(t *testing.T, st reconcile.Store) {
 	l := leaseOne(t, st, o, T0, T0)
 	retry := T0.Add(20 * time.Second)
 	boom := errors.New("handler down")
-	err := st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(o, T0), Checked: true,
+	err := st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: paidEvent(o, T0), Checked: true,
 		Retry: reconcile.Retry{Next: retry, Failures: 2}}, func(context.Context) error { return boom })
 	require.Equal(t, boom, err, "the handler's own error: recording the retry went well and adds nothing")
 	got, err := st.Lookup(ctx, o.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StatePending, got.State, "the state stays")
+	assert.Equal(t, reconcile.Pending, got.State, "the state stays")
 	assert.Empty(t, got.Events, "the event is not recorded")
 	assert.Equal(t, 2, got.Failures)
 	assert.True(t, retry.Equal(got.Next), "next %v", got.Next)
@@ -508,7 +533,7 @@ func testFailuresChecksReason(t *testing.T, st reconcile.Store) {
 	o := order(1)
 	l := leaseOne(t, st, o, T0, T0)
 	next := T0.Add(time.Minute)
-	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePending, Next: next, Checked: true, Failures: 3}, nil))
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Pending, Next: next, Checked: true, Failures: 3}, nil))
 	got, err := st.Lookup(ctx, o.ID)
 	require.NoError(t, err)
 	assert.Equal(t, 1, got.Checks)
@@ -518,15 +543,15 @@ func testFailuresChecksReason(t *testing.T, st reconcile.Store) {
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	assert.Equal(t, 3, ls[0].Failures)
-	require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StateExpired, Failures: 4, Reason: "checks kept failing"}, nil))
+	require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Expired, Failures: 4, Reason: "checks kept failing"}, nil))
 	got, err = st.Lookup(ctx, o.ID)
 	require.NoError(t, err)
 	assert.Equal(t, 1, got.Checks, "an unanswered check is not counted")
 	assert.Equal(t, 4, got.Failures)
 	assert.Equal(t, "checks kept failing", got.Reason)
-	assert.Equal(t, reconcile.StateExpired, got.State)
+	assert.Equal(t, reconcile.Expired, got.State)
 	assert.True(t, got.Next.IsZero(), "no further check")
-	_, ok, err := st.NextDue(ctx)
+	_, ok, err := st.NextDue(ctx, next)
 	require.NoError(t, err)
 	assert.False(t, ok)
 }
@@ -542,7 +567,7 @@ func testLeaseOrder(t *testing.T, st reconcile.Store) {
 	require.NoError(t, err, "leased whatever its due time")
 	assert.Equal(t, o.ID, l.Order.ID)
 	assert.Equal(t, o.Amount, l.Order.Amount)
-	assert.Equal(t, reconcile.StatePending, l.State)
+	assert.Equal(t, reconcile.Pending, l.State)
 	assert.True(t, due.Equal(l.Due))
 	assert.NotEmpty(t, l.Token)
 
@@ -555,8 +580,8 @@ func testLeaseOrder(t *testing.T, st reconcile.Store) {
 	again, err := st.LeaseOrder(ctx, o.ID, T0.Add(2*time.Hour), time.Minute)
 	require.NoError(t, err, "the lease expired")
 	assert.NotEqual(t, l.Token, again.Token)
-	require.ErrorIs(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePending, Next: due}, nil), reconcile.ErrLeaseLost, "fenced out")
-	require.NoError(t, st.Commit(ctx, again, reconcile.Update{State: reconcile.StatePending, Next: due.Add(time.Hour), Checked: true}, nil))
+	require.ErrorIs(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Pending, Next: due}, nil), reconcile.ErrLeaseLost, "fenced out")
+	require.NoError(t, st.Commit(ctx, again, reconcile.Update{State: reconcile.Pending, Next: due.Add(time.Hour), Checked: true}, nil))
 	got, err := st.Lookup(ctx, o.ID)
 	require.NoError(t, err)
 	assert.True(t, due.Add(time.Hour).Equal(got.Next))
@@ -571,7 +596,7 @@ func testLeaseOrder(t *testing.T, st reconcile.Store) {
 	ls, err = st.Lease(ctx, T0.Add(2*time.Minute), 10, time.Minute)
 	require.NoError(t, err)
 	assert.Empty(t, ls, "not due yet")
-	next, ok, err := st.NextDue(ctx)
+	next, ok, err := st.NextDue(ctx, T0.Add(2*time.Minute))
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.True(t, due.Equal(next), "next due %v", next)
@@ -585,13 +610,13 @@ func testLeaseOrderDone(t *testing.T, st reconcile.Store) {
 	// Final.
 	paid := order(1)
 	l := leaseOne(t, st, paid, T0, T0)
-	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(paid, T0), Checked: true}, func(context.Context) error { return nil }))
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: paidEvent(paid, T0), Checked: true}, func(context.Context) error { return nil }))
 	_, err := st.LeaseOrder(ctx, paid.ID, T0.Add(time.Hour), time.Minute)
 	require.ErrorIs(t, err, reconcile.ErrOrderDone)
 	// The late window over, not final.
 	ended := order(2)
 	l = leaseOne(t, st, ended, T0, T0)
-	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StateExpired}, nil))
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Expired}, nil))
 	_, err = st.LeaseOrder(ctx, ended.ID, T0.Add(time.Hour), time.Minute)
 	require.ErrorIs(t, err, reconcile.ErrOrderDone)
 	// Untracked.
@@ -635,9 +660,9 @@ func testCommitMany(t *testing.T, st reconcile.Store) {
 	taken, err := st.LeaseOrder(ctx, order(2).ID, T0.Add(2*time.Minute), time.Hour)
 	require.NoError(t, err)
 	next := T0.Add(time.Hour)
-	var cs []reconcile.Outcome
+	var cs []reconcile.LeasedUpdate
 	for i, l := range ls {
-		cs = append(cs, reconcile.Outcome{Lease: l, Update: reconcile.Update{State: reconcile.StateExpired, Next: next.Add(time.Duration(i) * time.Second), Checked: true, Failures: i}})
+		cs = append(cs, reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Expired, Next: next.Add(time.Duration(i) * time.Second), Checked: true, Failures: i}})
 	}
 	errs, err := st.CommitMany(ctx, cs)
 	require.NoError(t, err)
@@ -645,7 +670,7 @@ func testCommitMany(t *testing.T, st reconcile.Store) {
 	assert.NoError(t, errs[0])
 	assert.ErrorIs(t, errs[1], reconcile.ErrLeaseLost)
 	assert.NoError(t, errs[2])
-	for i, want := range []reconcile.State{reconcile.StateExpired, reconcile.StatePending, reconcile.StateExpired} {
+	for i, want := range []reconcile.State{reconcile.Expired, reconcile.Pending, reconcile.Expired} {
 		got, err := st.Lookup(ctx, order(i+1).ID)
 		require.NoError(t, err)
 		assert.Equal(t, want, got.State, order(i+1).ID)
@@ -655,7 +680,7 @@ func testCommitMany(t *testing.T, st reconcile.Store) {
 			assert.True(t, next.Add(time.Duration(i)*time.Second).Equal(got.Next))
 		}
 	}
-	require.NoError(t, st.Commit(ctx, taken, reconcile.Update{State: reconcile.StateFailed, Next: next}, nil), "the other sweeper's lease stands")
+	require.NoError(t, st.Commit(ctx, taken, reconcile.Update{State: reconcile.Failed, Next: next}, nil), "the other sweeper's lease stands")
 	errs, err = st.CommitMany(ctx, cs[:1])
 	require.NoError(t, err)
 	assert.ErrorIs(t, errs[0], reconcile.ErrLeaseLost, "a lease ends with its commit")
@@ -679,12 +704,12 @@ func testLookupListCounts(t *testing.T, st reconcile.Store) {
 	l, err := st.LeaseOrder(ctx, os[0].ID, T0, time.Minute)
 	require.NoError(t, err)
 	ev := paidEvent(os[0], T0.Add(2*time.Minute))
-	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: ev, Checked: true}, func(context.Context) error { return nil }))
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: ev, Checked: true}, func(context.Context) error { return nil }))
 	l, err = st.LeaseOrder(ctx, os[1].ID, T0, time.Minute)
 	require.NoError(t, err)
 	failed := &reconcile.Event{Order: os[1], Result: reconcile.Failed, At: T0.Add(3 * time.Minute),
 		Status: &upicollect.PaymentStatus{OrderID: os[1].ID, TxnStatus: upicollect.TxnFail}}
-	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StateFailed, Event: failed, Next: T0.Add(time.Hour), Checked: true}, func(context.Context) error { return nil }))
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Failed, Event: failed, Next: T0.Add(time.Hour), Checked: true}, func(context.Context) error { return nil }))
 	require.NoError(t, st.Untrack(ctx, os[3].ID))
 
 	got, err := st.Lookup(ctx, os[0].ID)
@@ -692,7 +717,7 @@ func testLookupListCounts(t *testing.T, st reconcile.Store) {
 	assert.Equal(t, os[0].ID, got.Order.ID)
 	assert.Equal(t, os[0].Amount, got.Order.Amount)
 	assert.True(t, os[0].Created.Equal(got.Order.Created))
-	assert.Equal(t, reconcile.StatePaid, got.State)
+	assert.Equal(t, reconcile.Paid, got.State)
 	assert.Equal(t, 1, got.Checks)
 	assert.True(t, got.Next.IsZero())
 	require.Len(t, got.Events, 1)
@@ -709,20 +734,20 @@ func testLookupListCounts(t *testing.T, st reconcile.Store) {
 
 	got, err = st.Lookup(ctx, os[3].ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StateUntracked, got.State)
+	assert.Equal(t, reconcile.Untracked, got.State)
 
 	all, err := st.List(ctx, reconcile.ListQuery{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ord-0004", "ord-0003", "ord-0002", "ord-0001"}, stateIDs(all), "newest created first")
 	require.Len(t, all[2].Events, 1)
 	assert.Equal(t, reconcile.Failed, all[2].Events[0].Result)
-	some, err := st.List(ctx, reconcile.ListQuery{States: []reconcile.State{reconcile.StatePaid, reconcile.StatePending}})
+	some, err := st.List(ctx, reconcile.ListQuery{States: []reconcile.State{reconcile.Paid, reconcile.Pending}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ord-0003", "ord-0001"}, stateIDs(some))
 
 	counts, err := st.Counts(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, map[reconcile.State]int{reconcile.StatePaid: 1, reconcile.StateFailed: 1, reconcile.StatePending: 1, reconcile.StateUntracked: 1}, nonZero(counts))
+	assert.Equal(t, map[reconcile.State]int{reconcile.Paid: 1, reconcile.Failed: 1, reconcile.Pending: 1, reconcile.Untracked: 1}, nonZero(counts))
 }
 
 func stateIDs(ss []reconcile.OrderState) []string {
@@ -771,34 +796,34 @@ func testUntrack(t *testing.T, st reconcile.Store) {
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
 	require.NoError(t, st.Untrack(ctx, o.ID))
-	require.ErrorIs(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(o, T0)}, func(context.Context) error {
+	require.ErrorIs(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Paid, Event: paidEvent(o, T0)}, func(context.Context) error {
 		t.Error("delivered after Untrack")
 		return nil
 	}), reconcile.ErrLeaseLost, "a check under way when Untrack came is dropped")
 	got, err := st.Lease(ctx, T0.Add(1000*time.Hour), 10, time.Minute)
 	require.NoError(t, err)
 	assert.Empty(t, got)
-	_, ok, err := st.NextDue(ctx)
+	_, ok, err := st.NextDue(ctx, T0.Add(1000*time.Hour))
 	require.NoError(t, err)
 	assert.False(t, ok)
 	s, err := st.Lookup(ctx, o.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StateUntracked, s.State)
+	assert.Equal(t, reconcile.Untracked, s.State)
 	assert.Empty(t, s.Events)
 	require.NoError(t, st.Untrack(ctx, o.ID), "twice")
 	require.NoError(t, st.Track(ctx, o, T0), "tracking it again is a no-op")
 	s, err = st.Lookup(ctx, o.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StateUntracked, s.State)
+	assert.Equal(t, reconcile.Untracked, s.State)
 
 	// A final order stays final.
 	paid := order(2)
 	l := leaseOne(t, st, paid, T0, T0)
-	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(paid, T0)}, func(context.Context) error { return nil }))
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: paidEvent(paid, T0)}, func(context.Context) error { return nil }))
 	require.NoError(t, st.Untrack(ctx, paid.ID))
 	s, err = st.Lookup(ctx, paid.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StatePaid, s.State)
+	assert.Equal(t, reconcile.Paid, s.State)
 	assert.Len(t, s.Events, 1)
 }
 
@@ -813,7 +838,7 @@ func testUntrackWaits(t *testing.T, st reconcile.Store) {
 	var delivering atomic.Bool
 	committed := make(chan error, 1)
 	go func() {
-		committed <- st.Commit(ctx, l, reconcile.Update{State: reconcile.StateFailed, Next: T0.Add(time.Hour),
+		committed <- st.Commit(ctx, l, reconcile.Update{State: reconcile.Failed, Next: T0.Add(time.Hour),
 			Event: &reconcile.Event{Order: o, Result: reconcile.Failed, At: T0}}, func(context.Context) error {
 			delivering.Store(true)
 			close(started)
@@ -852,7 +877,7 @@ func testUntrackWaits(t *testing.T, st reconcile.Store) {
 	}
 	s, err := st.Lookup(ctx, o.ID)
 	require.NoError(t, err)
-	assert.Equal(t, reconcile.StateUntracked, s.State)
+	assert.Equal(t, reconcile.Untracked, s.State)
 	assert.Len(t, s.Events, 1, "the delivery under way finished and was recorded")
 	ls, err := st.Lease(ctx, T0.Add(1000*time.Hour), 10, time.Minute)
 	require.NoError(t, err)
@@ -866,10 +891,10 @@ func testPrune(t *testing.T, st reconcile.Store) {
 	}
 	l, err := st.LeaseOrder(ctx, order(1).ID, T0, time.Minute)
 	require.NoError(t, err)
-	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(order(1), T0)}, func(context.Context) error { return nil }))
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: paidEvent(order(1), T0)}, func(context.Context) error { return nil }))
 	l, err = st.LeaseOrder(ctx, order(2).ID, T0, time.Minute)
 	require.NoError(t, err)
-	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.StateExpired}, nil))
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Expired}, nil))
 	ref, ok, err := st.Now(ctx)
 	require.NoError(t, err)
 	if !ok {
@@ -887,7 +912,7 @@ func testPrune(t *testing.T, st reconcile.Store) {
 	}
 	s, err := st.Lookup(ctx, order(3).ID)
 	require.NoError(t, err, "an order still checked is kept")
-	assert.Equal(t, reconcile.StatePending, s.State)
+	assert.Equal(t, reconcile.Pending, s.State)
 }
 
 // testConfirmRacingSweepers runs sweepers' loops (Lease) and confirmers
@@ -906,7 +931,7 @@ func testConfirmRacingSweepers(t *testing.T, st reconcile.Store) {
 		done      atomic.Int64
 	)
 	commit := func(l reconcile.Lease, now time.Time) error {
-		err := st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Event: paidEvent(l.Order, now)}, func(context.Context) error {
+		err := st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: paidEvent(l.Order, now)}, func(context.Context) error {
 			mu.Lock()
 			delivered[l.Order.ID]++
 			mu.Unlock()

@@ -30,15 +30,9 @@ import (
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
-// Ledger is what the dashboard reads of a reconcile.Store.
-type Ledger interface {
-	// Lookup returns one order; reconcile.ErrNotTracked when unknown.
-	Lookup(ctx context.Context, orderID string) (*reconcile.OrderState, error)
-	// List returns orders, newest created first.
-	List(ctx context.Context, q reconcile.ListQuery) ([]reconcile.OrderState, error)
-	// Counts returns how many orders are in each state.
-	Counts(ctx context.Context) (map[reconcile.State]int, error)
-}
+// Ledger is what the dashboard reads of a ledger: its read side,
+// reconcile.Reader.
+type Ledger = reconcile.Reader
 
 // IST is India Standard Time (UTC+05:30, no daylight saving), fixed so
 // that no time zone database is needed.
@@ -47,8 +41,8 @@ var IST = time.FixedZone("IST", 5*3600+1800)
 // States are the states of a ledger's orders, in the order the dashboard
 // shows them.
 var States = []reconcile.State{
-	reconcile.StatePending, reconcile.StatePaid, reconcile.StateFailed, reconcile.StateExpired,
-	reconcile.StateLatePaid, reconcile.StateMismatch, reconcile.StateUntracked,
+	reconcile.Pending, reconcile.Paid, reconcile.Failed, reconcile.Expired,
+	reconcile.LatePaid, reconcile.Mismatch, reconcile.Untracked,
 }
 
 // Limits of what one page reads.
@@ -176,13 +170,13 @@ type stateCount struct {
 }
 
 var stateHelp = map[reconcile.State]string{
-	reconcile.StatePending:   "no outcome yet: still checked",
-	reconcile.StatePaid:      "paid the expected amount",
-	reconcile.StateFailed:    "failed or rejected; checked for a late payment",
-	reconcile.StateExpired:   "no outcome in the payer's window; checked for a late payment",
-	reconcile.StateLatePaid:  "paid after it was reported failed or expired",
-	reconcile.StateMismatch:  "paid another amount than expected",
-	reconcile.StateUntracked: "no longer checked",
+	reconcile.Pending:   "no outcome yet: still checked",
+	reconcile.Paid:      "paid the expected amount",
+	reconcile.Failed:    "failed or rejected; checked for a late payment",
+	reconcile.Expired:   "no outcome in the payer's window; checked for a late payment",
+	reconcile.LatePaid:  "paid after it was reported failed or expired",
+	reconcile.Mismatch:  "paid another amount than expected",
+	reconcile.Untracked: "no longer checked",
 }
 
 // row is one order in a table.
@@ -264,9 +258,9 @@ func (h *handler) overview(w http.ResponseWriter, r *http.Request) {
 		state            reconcile.State
 		keep             func(*reconcile.OrderState) bool
 	}{
-		{"late_paid", "Paid late", "Money arrived after the order was reported failed or expired: fulfil it or refund it.", reconcile.StateLatePaid, nil},
-		{"mismatch", "Paid the wrong amount", "The payment succeeded for another amount: refund it, or collect the rest.", reconcile.StateMismatch, nil},
-		{"unknown", "Never known to the service", "Expired, and the service never said it knew them: never created (a create that never arrived), a wrong id, or never paid (the service answers the same for all three). Check how they were created.", reconcile.StateExpired, notFound},
+		{"late_paid", "Paid late", "Money arrived after the order was reported failed or expired: fulfil it or refund it.", reconcile.LatePaid, nil},
+		{"mismatch", "Paid the wrong amount", "The payment succeeded for another amount: refund it, or collect the rest.", reconcile.Mismatch, nil},
+		{"unknown", "Never known to the service", "Expired, and the service never said it knew them: never created (a create that never arrived), a wrong id, or never paid (the service answers the same for all three). Check how they were created.", reconcile.Expired, notFound},
 	}
 	for _, l := range lists {
 		limit := attentionRows + 1

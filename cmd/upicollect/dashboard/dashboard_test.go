@@ -347,7 +347,7 @@ func TestDashboardOnlyReads(t *testing.T) {
 	ctx := testContext(t)
 	before, err := st.List(ctx, reconcile.ListQuery{Limit: 100})
 	require.NoError(t, err)
-	nextBefore, _, err := st.NextDue(ctx)
+	nextBefore, _, err := st.NextDue(ctx, time.Now())
 	require.NoError(t, err)
 	srv := serve(t, st)
 	for _, path := range []string{"/", "/orders", "/orders?state=late_paid", "/orders/late-c", "/orders/pending-d"} {
@@ -356,7 +356,7 @@ func TestDashboardOnlyReads(t *testing.T) {
 	}
 	after, err := st.List(ctx, reconcile.ListQuery{Limit: 100})
 	require.NoError(t, err)
-	nextAfter, _, err := st.NextDue(ctx)
+	nextAfter, _, err := st.NextDue(ctx, time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, before, after)
 	assert.Equal(t, nextBefore, nextAfter)

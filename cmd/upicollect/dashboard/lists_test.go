@@ -55,7 +55,7 @@ func orders(n int, prefix string, st reconcile.State, reason string) []reconcile
 	out := make([]reconcile.OrderState, n)
 	for i := range out {
 		out[i] = reconcile.OrderState{Order: reconcile.Order{ID: fmt.Sprintf("%s-%d", prefix, i), Created: now}, State: st}
-		if st == reconcile.StateExpired {
+		if st == reconcile.Expired {
 			out[i].Events = []reconcile.Event{{Result: reconcile.Expired, Reason: reason, At: now}}
 		}
 	}
@@ -99,25 +99,25 @@ func TestAttentionListsAreBounded(t *testing.T) {
 		count map[string]int
 		more  map[string]string
 	}{
-		{"50 paid late: all shown", join(orders(50, "late", reconcile.StateLatePaid, "")),
+		{"50 paid late: all shown", join(orders(50, "late", reconcile.LatePaid, "")),
 			map[string]int{"late_paid": 50}, map[string]string{}},
-		{"51 paid late: 50 and a link", join(orders(51, "late", reconcile.StateLatePaid, "")),
+		{"51 paid late: 50 and a link", join(orders(51, "late", reconcile.LatePaid, "")),
 			map[string]int{"late_paid": 50}, map[string]string{"late_paid": "/orders?state=late_paid"}},
-		{"51 wrong amounts: 50 and a link", join(orders(51, "mis", reconcile.StateMismatch, "")),
+		{"51 wrong amounts: 50 and a link", join(orders(51, "mis", reconcile.Mismatch, "")),
 			map[string]int{"mismatch": 50}, map[string]string{"mismatch": "/orders?state=mismatch"}},
 		{"60 merely expired, then 3 unknown: found", join(
-			orders(60, "exp", reconcile.StateExpired, reconcile.ReasonNoFinalState),
-			orders(3, "unk", reconcile.StateExpired, reconcile.ReasonNotFound)),
+			orders(60, "exp", reconcile.Expired, reconcile.ReasonNoFinalState),
+			orders(3, "unk", reconcile.Expired, reconcile.ReasonNotFound)),
 			map[string]int{"unknown": 3}, map[string]string{}},
 		{"500 expired, 1 unknown among them: a link, as there may be more", join(
-			orders(499, "exp", reconcile.StateExpired, reconcile.ReasonNoFinalState),
-			orders(1, "unk", reconcile.StateExpired, reconcile.ReasonNotFound)),
+			orders(499, "exp", reconcile.Expired, reconcile.ReasonNoFinalState),
+			orders(1, "unk", reconcile.Expired, reconcile.ReasonNotFound)),
 			map[string]int{"unknown": 1}, map[string]string{"unknown": "/orders?state=expired"}},
 		{"499 expired, 2 unknown among them: all were read", join(
-			orders(497, "exp", reconcile.StateExpired, reconcile.ReasonNoFinalState),
-			orders(2, "unk", reconcile.StateExpired, reconcile.ReasonNotFound)),
+			orders(497, "exp", reconcile.Expired, reconcile.ReasonNoFinalState),
+			orders(2, "unk", reconcile.Expired, reconcile.ReasonNotFound)),
 			map[string]int{"unknown": 2}, map[string]string{}},
-		{"60 unknown: 50 and a link", join(orders(60, "unk", reconcile.StateExpired, reconcile.ReasonNotFound)),
+		{"60 unknown: 50 and a link", join(orders(60, "unk", reconcile.Expired, reconcile.ReasonNotFound)),
 			map[string]int{"unknown": 50}, map[string]string{"unknown": "/orders?state=expired"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,12 +161,12 @@ func TestOnlyReadingMethods(t *testing.T) {
 // TestListPageBoundary: a list of exactly a page has no next link; one
 // more order makes a second page, whose link keeps the state asked for.
 func TestListPageBoundary(t *testing.T) {
-	all := append(sliceLedger(orders(50, "pend", reconcile.StatePending, "")), orders(5, "paid", reconcile.StatePaid, "")...)
+	all := append(sliceLedger(orders(50, "pend", reconcile.Pending, "")), orders(5, "paid", reconcile.Paid, "")...)
 	_, body := get(t, serve(t, all), "/orders?state=pending")
 	assert.Len(t, reRowID.FindAllStringSubmatch(body, -1), 50)
 	assert.Nil(t, reNext.FindStringSubmatch(body), "50 pending orders are one page")
 
-	all = append(sliceLedger(orders(51, "pend", reconcile.StatePending, "")), orders(5, "paid", reconcile.StatePaid, "")...)
+	all = append(sliceLedger(orders(51, "pend", reconcile.Pending, "")), orders(5, "paid", reconcile.Paid, "")...)
 	srv := serve(t, all)
 	_, body = get(t, srv, "/orders?state=pending")
 	m := reNext.FindStringSubmatch(body)

@@ -104,9 +104,9 @@ func sweep(ctx context.Context, st reconcile.Store, k, batch int, now, next time
 					errs[w] = err
 					return
 				}
-				cs := make([]reconcile.Outcome, len(ls))
+				cs := make([]reconcile.LeasedUpdate, len(ls))
 				for i, l := range ls {
-					cs[i] = reconcile.Outcome{Lease: l, Update: reconcile.Update{State: l.State, Next: next, Checked: true}}
+					cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: l.State, Next: next, Checked: true}}
 				}
 				cerrs, err := st.CommitMany(ctx, cs)
 				if err != nil {
@@ -218,7 +218,7 @@ func TestLedgerThroughput(t *testing.T) {
 			t.Logf("%s: %.0f bytes per tracked order after %d passes", dc.name, bytesPerOrder(t, db, dc.d, n), len(counts))
 			c, err := st.Counts(ctx)
 			require.NoError(t, err)
-			assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: n}, c)
+			assert.Equal(t, map[reconcile.State]int{reconcile.Pending: n}, c)
 		})
 	}
 }

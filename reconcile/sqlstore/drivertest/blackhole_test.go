@@ -149,7 +149,7 @@ func TestBlackHoledDatabaseCostsOneCall(t *testing.T) {
 	// The COMMIT of an event's transaction is swallowed: the handler ran,
 	// its transaction's end is bounded.
 	timed("Commit with an event", func() error {
-		return st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid, Checked: true,
+		return st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Paid, Checked: true,
 			Event: &reconcile.Event{Order: ls[0].Order, Result: reconcile.Paid, At: t0}}, func(context.Context) error {
 			p.swallow.Store(true)
 			return nil
@@ -157,14 +157,14 @@ func TestBlackHoledDatabaseCostsOneCall(t *testing.T) {
 	})
 	timed("Lease", func() error { _, err := st.Lease(ctx, t0, 10, time.Minute); return err })
 	timed("CommitMany", func() error {
-		_, err := st.CommitMany(ctx, []reconcile.Outcome{{Lease: ls[1], Update: reconcile.Update{State: reconcile.StatePending, Next: t0.Add(time.Hour)}}})
+		_, err := st.CommitMany(ctx, []reconcile.LeasedUpdate{{Lease: ls[1], Update: reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour)}}})
 		return err
 	})
 	timed("Commit", func() error {
-		return st.Commit(ctx, ls[2], reconcile.Update{State: reconcile.StatePending, Next: t0.Add(time.Hour)}, nil)
+		return st.Commit(ctx, ls[2], reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour)}, nil)
 	})
 	timed("Release", func() error { return st.Release(ctx, ls[3:]...) })
-	timed("NextDue", func() error { _, _, err := st.NextDue(ctx); return err })
+	timed("NextDue", func() error { _, _, err := st.NextDue(ctx, t0); return err })
 	timed("Now", func() error { _, _, err := st.Now(ctx); return err })
 	timed("LeaseOrder", func() error { _, err := st.LeaseOrder(ctx, ord(4).ID, t0, time.Minute); return err })
 	timed("Track", func() error { return st.Track(ctx, ord(99), t0) })

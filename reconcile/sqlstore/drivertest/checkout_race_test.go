@@ -90,7 +90,7 @@ func TestCheckoutRacePostgres(t *testing.T) {
 			defer wg.Done()
 			for i := range ids {
 				st, err := shop.Confirm(ctx, ids[(i+p*orders/pages)%orders])
-				if assert.NoError(t, err) && st.State == reconcile.StatePaid {
+				if assert.NoError(t, err) && st.State == reconcile.Paid {
 					assert.Len(t, st.Events, 1, "a paid order's page reads its one event")
 				}
 			}

@@ -46,14 +46,14 @@ func TestCommitOnAClosedDatabase(t *testing.T) {
 		require.Len(t, ls, 1)
 		require.NoError(t, c.db.Close())
 		delivered := 0
-		err = c.st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid, Checked: true,
+		err = c.st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Paid, Checked: true,
 			Event: &reconcile.Event{Order: ls[0].Order, Result: reconcile.Paid, At: t0}}, func(context.Context) error {
 			delivered++
 			return nil
 		})
 		require.ErrorContains(t, err, "database is closed")
 		assert.Zero(t, delivered, "no transaction, no delivery")
-		err = c.st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePending, Next: t0.Add(time.Hour)}, nil)
+		err = c.st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour)}, nil)
 		require.ErrorContains(t, err, "database is closed")
 	})
 }
@@ -75,6 +75,6 @@ func TestPruneMoreThanABatch(t *testing.T) {
 		assert.Equal(t, n, deleted)
 		counts, err := c.st.Counts(ctx)
 		require.NoError(t, err)
-		assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: 1}, counts)
+		assert.Equal(t, map[reconcile.State]int{reconcile.Pending: 1}, counts)
 	})
 }

@@ -90,7 +90,7 @@ func TestTrackSameAmountOnlyOnce(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, o.Amount, st.Order.Amount, "the first amount is kept")
 		assert.Equal(t, t0, st.Next, "the first due time is kept")
-		assert.Equal(t, reconcile.StatePending, st.State)
+		assert.Equal(t, reconcile.Pending, st.State)
 		assert.Equal(t, t0, st.Updated, "store time")
 		_, err = c.st.Lookup(ctx, ord(2).ID)
 		require.NoError(t, err, "tracked with the transaction")
@@ -140,7 +140,7 @@ func TestLeaseExpiresOnTheStoresClock(t *testing.T) {
 		require.Equal(t, []string{ord(1).ID}, leaseIDs(again), "expired on the store's clock")
 		assert.NotEqual(t, first[0].Token, again[0].Token)
 		require.ErrorIs(t, c.st.Extend(ctx, first[0], t0, time.Minute), reconcile.ErrLeaseLost)
-		err = c.st.Commit(ctx, first[0], reconcile.Update{State: reconcile.StatePending, Next: t0.Add(time.Hour), Checked: true}, nil)
+		err = c.st.Commit(ctx, first[0], reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour), Checked: true}, nil)
 		require.ErrorIs(t, err, reconcile.ErrLeaseLost)
 	})
 }
@@ -159,7 +159,7 @@ func TestLeaseOrderAndEarliestFirst(t *testing.T) {
 		assert.Equal(t, []string{ord(1).ID, ord(2).ID}, leaseIDs(ls))
 		assert.Equal(t, t0.Add(10*time.Second), ls[0].Due)
 		assert.Equal(t, ord(1), ls[0].Order)
-		assert.Equal(t, reconcile.StatePending, ls[0].State)
+		assert.Equal(t, reconcile.Pending, ls[0].State)
 
 		l, err := c.st.LeaseOrder(ctx, ord(4).ID, t0, time.Minute)
 		require.NoError(t, err, "not due, leased for Confirm all the same")
@@ -170,11 +170,11 @@ func TestLeaseOrderAndEarliestFirst(t *testing.T) {
 		require.ErrorIs(t, err, reconcile.ErrLeaseHeld, "held by the batch lease")
 		_, err = c.st.LeaseOrder(ctx, "nobody", t0, time.Minute)
 		require.ErrorIs(t, err, reconcile.ErrNotTracked)
-		require.NoError(t, c.st.Commit(ctx, l, reconcile.Update{State: reconcile.StatePaid, Checked: true,
+		require.NoError(t, c.st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Checked: true,
 			Event: &reconcile.Event{Order: ord(4), Result: reconcile.Paid, At: t0}}, nil))
 		_, err = c.st.LeaseOrder(ctx, ord(4).ID, t0, time.Minute)
 		require.ErrorIs(t, err, reconcile.ErrOrderDone)
-		require.NoError(t, c.st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePending, Next: t0.Add(time.Hour), Failures: 2}, nil))
+		require.NoError(t, c.st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour), Failures: 2}, nil))
 		ls, err = c.st.Lease(ctx, t0.Add(2*time.Hour), 10, time.Minute)
 		require.NoError(t, err)
 		assert.Equal(t, []string{ord(0).ID, ord(3).ID, ord(1).ID}, leaseIDs(ls), "ord 2 is still held by the first lease")
@@ -194,9 +194,10 @@ func TestCommitDeliversInsideTheRecord(t *testing.T) {
 		ls, err := c.st.Lease(ctx, t0, 1, time.Minute)
 		require.NoError(t, err)
 		require.Len(t, ls, 1)
-		paid := &reconcile.Event{Order: o, Result: reconcile.Paid, At: t0.Add(5 * time.Second),
-			Status: &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnSuccess, Amount: o.Amount, UTR: "UTR1"}}
-		u := reconcile.Update{State: reconcile.StatePaid, Checked: true, Event: paid, Retry: reconcile.Retry{Next: t0.Add(time.Minute), Failures: 1}}
+		ev := reconcile.NewEvent(o, reconcile.Paid,
+			&upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnSuccess, Amount: o.Amount, UTR: "UTR1"}, t0.Add(5*time.Second), "")
+		paid := &ev
+		u := reconcile.Update{State: reconcile.Paid, Checked: true, Event: paid, Retry: reconcile.Retry{Next: t0.Add(time.Minute), Failures: 1}}
 		refused := errors.New("refused")
 		var inside, heldDuring int
 		err = c.st.Commit(ctx, ls[0], u, func(ctx context.Context) error {
@@ -223,7 +224,7 @@ func TestCommitDeliversInsideTheRecord(t *testing.T) {
 		}
 		st, err := c.st.Lookup(ctx, o.ID)
 		require.NoError(t, err)
-		assert.Equal(t, reconcile.StatePending, st.State, "state kept")
+		assert.Equal(t, reconcile.Pending, st.State, "state kept")
 		assert.Empty(t, st.Events, "event not recorded")
 		assert.Equal(t, t0.Add(time.Minute), st.Next, "due at Retry.Next")
 		assert.Equal(t, 1, st.Failures)
@@ -243,7 +244,7 @@ func TestCommitDeliversInsideTheRecord(t *testing.T) {
 		}))
 		st, err = c.st.Lookup(ctx, o.ID)
 		require.NoError(t, err)
-		assert.Equal(t, reconcile.StatePaid, st.State)
+		assert.Equal(t, reconcile.Paid, st.State)
 		assert.True(t, st.Next.IsZero(), "done")
 		assert.Equal(t, 0, st.Failures)
 		assert.Equal(t, 1, st.Checks)
@@ -252,7 +253,7 @@ func TestCommitDeliversInsideTheRecord(t *testing.T) {
 		var n int
 		require.NoError(t, c.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM handled`).Scan(&n), "the handler's write committed")
 		require.ErrorIs(t, c.st.Commit(ctx, ls[0], u, nil), reconcile.ErrLeaseLost, "the lease ended with the commit")
-		_, ok, err := c.st.NextDue(ctx)
+		_, ok, err := c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		assert.False(t, ok, "nothing will be due again")
 	})
@@ -273,11 +274,11 @@ func TestCommitManyOneBatch(t *testing.T) {
 			require.NotEmpty(t, more)
 			ls = append(ls, more...)
 		}
-		cs := make([]reconcile.Outcome, n)
+		cs := make([]reconcile.LeasedUpdate, n)
 		for i, l := range ls {
-			cs[i] = reconcile.Outcome{Lease: l, Update: reconcile.Update{State: reconcile.StatePending, Next: t0.Add(2 * time.Hour), Checked: true, Failures: i % 3}}
+			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Pending, Next: t0.Add(2 * time.Hour), Checked: true, Failures: i % 3}}
 		}
-		cs[7].Update = reconcile.Update{State: reconcile.StateExpired, Reason: "checks kept failing", Checked: false}
+		cs[7].Update = reconcile.Update{State: reconcile.Expired, Reason: "checks kept failing", Checked: false}
 		cs[8].Lease.Token = "zz"                                                                // fenced out
 		cs[9].Update.Event = &reconcile.Event{Order: cs[9].Lease.Order, Result: reconcile.Paid} // not here
 		c.clk.Set(t0.Add(3 * time.Second))
@@ -297,15 +298,15 @@ func TestCommitManyOneBatch(t *testing.T) {
 		}
 		st, err := c.st.Lookup(ctx, ls[5].Order.ID)
 		require.NoError(t, err)
-		assert.Equal(t, reconcile.OrderState{Order: ls[5].Order, State: reconcile.StatePending, Checks: 1, Next: t0.Add(2 * time.Hour),
+		assert.Equal(t, reconcile.OrderState{Order: ls[5].Order, State: reconcile.Pending, Checks: 1, Next: t0.Add(2 * time.Hour),
 			Failures: 2, Updated: t0.Add(3 * time.Second)}, *st)
 		st, err = c.st.Lookup(ctx, ls[7].Order.ID)
 		require.NoError(t, err)
-		assert.Equal(t, reconcile.OrderState{Order: ls[7].Order, State: reconcile.StateExpired, Reason: "checks kept failing",
+		assert.Equal(t, reconcile.OrderState{Order: ls[7].Order, State: reconcile.Expired, Reason: "checks kept failing",
 			Updated: t0.Add(3 * time.Second)}, *st)
 		counts, err := c.st.Counts(ctx)
 		require.NoError(t, err)
-		assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: n - 1, reconcile.StateExpired: 1}, counts)
+		assert.Equal(t, map[reconcile.State]int{reconcile.Pending: n - 1, reconcile.Expired: 1}, counts)
 		again := 0
 		for {
 			more, err := c.st.Lease(ctx, t0.Add(3*time.Hour), 1000, time.Minute)
@@ -327,20 +328,20 @@ func TestReleaseAndNextDue(t *testing.T) {
 		ctx := testCtx(t)
 		require.NoError(t, c.st.Track(ctx, ord(1), t0.Add(10*time.Second)))
 		require.NoError(t, c.st.Track(ctx, ord(2), t0.Add(20*time.Second)))
-		next, ok, err := c.st.NextDue(ctx)
+		next, ok, err := c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		require.True(t, ok)
 		assert.Equal(t, t0.Add(10*time.Second), next)
 		ls, err := c.st.Lease(ctx, t0.Add(10*time.Second), 5, 5*time.Second)
 		require.NoError(t, err)
 		require.Len(t, ls, 1)
-		next, _, err = c.st.NextDue(ctx)
+		next, _, err = c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		assert.Equal(t, t0.Add(10*time.Second), next, "held until store time 5 s: its due time, 10 s, is later")
 		ls2, err := c.st.Lease(ctx, t0.Add(20*time.Second), 5, 30*time.Second)
 		require.NoError(t, err)
 		require.Len(t, ls2, 1)
-		next, ok, err = c.st.NextDue(ctx)
+		next, ok, err = c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		require.True(t, ok)
 		assert.Equal(t, t0.Add(10*time.Second), next)
@@ -348,16 +349,24 @@ func TestReleaseAndNextDue(t *testing.T) {
 		require.NoError(t, c.st.Release(ctx))
 		stale := ls[0]
 		require.NoError(t, c.st.Release(ctx, stale), "no longer held: skipped")
-		next, _, err = c.st.NextDue(ctx)
+		next, _, err = c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		assert.Equal(t, t0.Add(10*time.Second), next)
 		again, err := c.st.Lease(ctx, t0.Add(10*time.Second), 5, time.Minute)
 		require.NoError(t, err)
 		assert.Equal(t, []string{ord(1).ID}, leaseIDs(again), "due again at its due time")
 		require.NoError(t, c.st.Release(ctx, stale), "skipped: the new lease stands")
-		next, _, err = c.st.NextDue(ctx)
+		next, _, err = c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		assert.Equal(t, t0.Add(30*time.Second), next, "both held: the earlier expiry, ord 2's at store time 30 s")
+		// A sweeper on another clock gets the answer in its own time: the
+		// leases' time left, from its now.
+		next, _, err = c.st.NextDue(ctx, c.clk.Now().Add(time.Hour))
+		require.NoError(t, err)
+		assert.Equal(t, t0.Add(time.Hour+30*time.Second), next, "an hour ahead: ord 2's lease ends 30 s from its now")
+		next, _, err = c.st.NextDue(ctx, c.clk.Now().Add(-time.Hour))
+		require.NoError(t, err)
+		assert.Equal(t, t0.Add(10*time.Second), next, "an hour behind: both leases end before ord 1 is due, at 10 s")
 	})
 }
 
@@ -379,7 +388,7 @@ func TestLookupListCountsUntrack(t *testing.T) {
 		require.Equal(t, []string{"o-0000"}, leaseIDs(ls))
 		require.NoError(t, c.st.Untrack(ctx, ls[0].Order.ID))
 		require.ErrorIs(t, c.st.Untrack(ctx, "nobody"), reconcile.ErrNotTracked)
-		require.ErrorIs(t, c.st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePaid,
+		require.ErrorIs(t, c.st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Paid,
 			Event: &reconcile.Event{Order: ls[0].Order, Result: reconcile.Paid}}, func(context.Context) error {
 			t.Error("delivered after Untrack")
 			return nil
@@ -388,17 +397,17 @@ func TestLookupListCountsUntrack(t *testing.T) {
 		require.ErrorIs(t, err, reconcile.ErrOrderDone)
 		st, err := c.st.Lookup(ctx, ls[0].Order.ID)
 		require.NoError(t, err)
-		assert.Equal(t, reconcile.StateUntracked, st.State)
+		assert.Equal(t, reconcile.Untracked, st.State)
 		assert.True(t, st.Next.IsZero())
 		// A final order stays as it is.
 		paid, err := c.st.LeaseOrder(ctx, "o-0004", t0, time.Minute)
 		require.NoError(t, err)
-		require.NoError(t, c.st.Commit(ctx, paid, reconcile.Update{State: reconcile.StatePaid,
+		require.NoError(t, c.st.Commit(ctx, paid, reconcile.Update{State: reconcile.Paid,
 			Event: &reconcile.Event{Order: paid.Order, Result: reconcile.Paid}}, nil))
 		require.NoError(t, c.st.Untrack(ctx, "o-0004"))
 		st, err = c.st.Lookup(ctx, "o-0004")
 		require.NoError(t, err)
-		assert.Equal(t, reconcile.StatePaid, st.State, "untracking a paid order changes nothing")
+		assert.Equal(t, reconcile.Paid, st.State, "untracking a paid order changes nothing")
 		require.NoError(t, c.st.Untrack(ctx, ls[0].Order.ID), "untracked again: nothing changes")
 
 		page := func(q reconcile.ListQuery) []string {
@@ -416,12 +425,12 @@ func TestLookupListCountsUntrack(t *testing.T) {
 		assert.Equal(t, all[:2], page(reconcile.ListQuery{Limit: 2}))
 		assert.Equal(t, all[2:4], page(reconcile.ListQuery{Limit: 2, Before: "o-0004"}))
 		assert.Equal(t, all[4:], page(reconcile.ListQuery{Limit: 2, Before: "o-0003"}))
-		assert.Equal(t, []string{ls[0].Order.ID}, page(reconcile.ListQuery{States: []reconcile.State{reconcile.StateUntracked}}))
-		assert.Len(t, page(reconcile.ListQuery{States: []reconcile.State{reconcile.StatePending, reconcile.StateUntracked}}), 4)
+		assert.Equal(t, []string{ls[0].Order.ID}, page(reconcile.ListQuery{States: []reconcile.State{reconcile.Untracked}}))
+		assert.Len(t, page(reconcile.ListQuery{States: []reconcile.State{reconcile.Pending, reconcile.Untracked}}), 4)
 		assert.Empty(t, page(reconcile.ListQuery{Before: "nobody"}), "an unknown cursor: an empty page")
 		counts, err := c.st.Counts(ctx)
 		require.NoError(t, err)
-		assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: 3, reconcile.StatePaid: 1, reconcile.StateUntracked: 1}, counts)
+		assert.Equal(t, map[reconcile.State]int{reconcile.Pending: 3, reconcile.Paid: 1, reconcile.Untracked: 1}, counts)
 	})
 }
 
@@ -440,9 +449,9 @@ func TestPruneDeletesFinishedOrders(t *testing.T) {
 		require.Len(t, ls, n)
 		for i, l := range ls {
 			c.clk.Set(t0.Add(time.Duration(i) * 24 * time.Hour)) // order i finishes on day i
-			u := reconcile.Update{State: reconcile.StatePaid, Checked: true, Event: &reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: c.clk.Now()}}
+			u := reconcile.Update{State: reconcile.Paid, Checked: true, Event: &reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: c.clk.Now()}}
 			if i%2 == 1 {
-				u = reconcile.Update{State: reconcile.StatePending, Next: t0.Add(1000 * time.Hour)} // still tracked
+				u = reconcile.Update{State: reconcile.Pending, Next: t0.Add(1000 * time.Hour)} // still tracked
 			}
 			require.NoError(t, c.st.Commit(ctx, l, u, nil))
 		}
@@ -452,7 +461,7 @@ func TestPruneDeletesFinishedOrders(t *testing.T) {
 		assert.Equal(t, 3, deleted, "days 0, 2, 4")
 		counts, err := c.st.Counts(ctx)
 		require.NoError(t, err)
-		assert.Equal(t, map[reconcile.State]int{reconcile.StatePaid: 2, reconcile.StatePending: 5}, counts)
+		assert.Equal(t, map[reconcile.State]int{reconcile.Paid: 2, reconcile.Pending: 5}, counts)
 		var events int
 		require.NoError(t, c.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+sqlstore.EventsTable).Scan(&events))
 		assert.Equal(t, 2, events, "their events went with them")

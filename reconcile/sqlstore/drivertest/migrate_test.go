@@ -104,12 +104,12 @@ func TestMigrateFrom020(t *testing.T) {
 			paid, err := st.Lookup(ctx, "paid")
 			require.NoError(t, err)
 			o := reconcile.Order{ID: "paid", Amount: upicollect.Money(200), Created: t0}
-			assert.Equal(t, reconcile.OrderState{Order: o, State: reconcile.StatePaid, Updated: t0.Add(3 * time.Minute),
-				Events: []reconcile.Event{{Order: o, Result: reconcile.Paid, At: t0.Add(3 * time.Minute),
-					Status: &upicollect.PaymentStatus{OrderID: "paid", TxnStatus: upicollect.TxnSuccess, Amount: 200, UTR: "UTR9"}}}}, *paid)
+			assert.Equal(t, reconcile.OrderState{Order: o, State: reconcile.Paid, Updated: t0.Add(3 * time.Minute),
+				Events: []reconcile.Event{reconcile.NewEvent(o, reconcile.Paid,
+					&upicollect.PaymentStatus{OrderID: "paid", TxnStatus: upicollect.TxnSuccess, Amount: 200, UTR: "UTR9"}, t0.Add(3*time.Minute), "")}}, *paid)
 			exp, err := st.Lookup(ctx, "expired")
 			require.NoError(t, err)
-			assert.Equal(t, reconcile.StateExpired, exp.State)
+			assert.Equal(t, reconcile.Expired, exp.State)
 			assert.Equal(t, t0.Add(2*time.Hour), exp.Next, "still checked for a late SUCCESS")
 			require.Len(t, exp.Events, 1)
 			assert.Equal(t, reconcile.ReasonNoFinalState, exp.Events[0].Reason)
@@ -119,11 +119,11 @@ func TestMigrateFrom020(t *testing.T) {
 			ls, err := st.Lease(ctx, t0.Add(time.Minute), 10, time.Minute)
 			require.NoError(t, err)
 			assert.Equal(t, []string{"leased"}, leaseIDs(ls))
-			require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.StatePending, Next: t0.Add(time.Hour), Checked: true}, nil))
+			require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour), Checked: true}, nil))
 			require.ErrorIs(t, st.Track(ctx, reconcile.Order{ID: "paid", Amount: 201, Created: t0}, t0), reconcile.ErrTrackedDifferently)
 			counts, err := st.Counts(ctx)
 			require.NoError(t, err)
-			assert.Equal(t, map[reconcile.State]int{reconcile.StatePending: 1, reconcile.StatePaid: 1, reconcile.StateExpired: 1}, counts)
+			assert.Equal(t, map[reconcile.State]int{reconcile.Pending: 1, reconcile.Paid: 1, reconcile.Expired: 1}, counts)
 
 			from, to, err := sqlstore.Migrate(ctx, db, dc.d)
 			require.NoError(t, err)

@@ -48,19 +48,19 @@ func TestNextDueWhenManyAreLeased(t *testing.T) {
 		ls, err := c.st.Lease(ctx, t0.Add(time.Duration(n-1)*time.Second), n, time.Hour)
 		require.NoError(t, err)
 		require.Len(t, ls, n)
-		next, ok, err := c.st.NextDue(ctx)
+		next, ok, err := c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		require.True(t, ok)
 		assert.Equal(t, t0.Add(511*time.Second), next, "the 512th order's due time stands in for the rest")
 		// The orders after the first 500 given back: the first free one is
 		// the 501st, due at 500 s, before every expiry.
 		require.NoError(t, c.st.Release(ctx, ls[500:]...))
-		next, _, err = c.st.NextDue(ctx)
+		next, _, err = c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		assert.Equal(t, t0.Add(500*time.Second), next)
 		// All but the 100th given back: the first order is free, due at 0.
 		require.NoError(t, c.st.Release(ctx, ls[:99]...))
-		next, _, err = c.st.NextDue(ctx)
+		next, _, err = c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		assert.Equal(t, t0, next)
 	})

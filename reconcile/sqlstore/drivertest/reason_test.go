@@ -27,7 +27,7 @@ func TestCommitRecordsTheReason(t *testing.T) {
 			require.NoError(t, c.st.Track(ctx, o, t0))
 			l, err := c.st.LeaseOrder(ctx, o.ID, t0, time.Minute)
 			require.NoError(t, err)
-			require.NoError(t, c.st.Commit(ctx, l, reconcile.Update{State: reconcile.StateExpired, Reason: tc.reason}, nil))
+			require.NoError(t, c.st.Commit(ctx, l, reconcile.Update{State: reconcile.Expired, Reason: tc.reason}, nil))
 			st, err := c.st.Lookup(ctx, o.ID)
 			require.NoError(t, err)
 			assert.Equal(t, tc.reason, st.Reason)

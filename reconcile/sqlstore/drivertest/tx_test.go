@@ -109,7 +109,7 @@ func TestHandlerWritesCommitWithTheEvent(t *testing.T) {
 			after, err := st.Lookup(ctx, "tx-1")
 			require.NoError(t, err)
 			assert.Equal(t, 1, after.Failures)
-			assert.Equal(t, reconcile.StatePending, after.State)
+			assert.Equal(t, reconcile.Pending, after.State)
 			require.True(t, after.Next.After(clk.Now()), "not due again at once")
 			clk.Set(after.Next)
 			stats, err = sw.Step(ctx, clk.Now())

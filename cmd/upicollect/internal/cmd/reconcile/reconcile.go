@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/upicollect/upicollect-go/cmd/upicollect/dashboard"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 	"github.com/upicollect/upicollect-go/reconcile"
@@ -153,16 +152,12 @@ func ledgerError(err error) error {
 	return err
 }
 
-// openReader opens the ledger for the commands that only read it.
-func (o *ledgerOptions) openReader() (dashboard.Ledger, func(), error) {
+// openReader opens the ledger for the commands that only read it: its
+// read side.
+func (o *ledgerOptions) openReader() (reconcile.Reader, func(), error) {
 	st, closeDB, err := o.open(true)
 	if err != nil {
 		return nil, nil, err
 	}
-	r, ok := st.(dashboard.Ledger)
-	if !ok {
-		closeDB()
-		return nil, nil, errors.New("this ledger's store cannot be read (no Lookup, List and Counts)")
-	}
-	return r, closeDB, nil
+	return st, closeDB, nil
 }

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -141,7 +140,7 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 		stats.NextDue = until
 		return stats, errors.Join(errs...)
 	}
-	next, ok, err := s.store.NextDue(ctx)
+	next, ok, err := s.store.NextDue(ctx, now)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("reconcile: next due order: %w", err))
 	} else if ok {
@@ -167,7 +166,7 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 	}
 	var (
 		stepErr error
-		quiet   []Outcome
+		quiet   []LeasedUpdate
 	)
 	for st, err := range s.client.CheckPaymentStatuses(ctx, slices.Values(ids), upicollect.WithConcurrency(s.opts.concurrency)) {
 		id := upicollect.OrderIDOf(st, err)
@@ -194,7 +193,7 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 		delete(open, id)
 		u := s.outcome(ctx, judge, l, st, err, stats)
 		if u.Event == nil {
-			quiet = append(quiet, Outcome{Lease: l, Update: u})
+			quiet = append(quiet, LeasedUpdate{Lease: l, Update: u})
 			continue
 		}
 		if err := s.commitEvent(ctx, now, l, u, stats); err != nil {
@@ -236,7 +235,7 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 
 // commitQuiet records eventless outcomes in one call. The orders of a call
 // that failed are given back, due as they were.
-func (s *Sweeper) commitQuiet(ctx context.Context, cs []Outcome, stats *Stats) error {
+func (s *Sweeper) commitQuiet(ctx context.Context, cs []LeasedUpdate, stats *Stats) error {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -375,265 +374,6 @@ func (s *Sweeper) commitEvent(ctx context.Context, now time.Time, l Lease, u Upd
 		stats.Errors++
 		return fmt.Errorf("reconcile: order %q: recording %s: %w", id, result, err)
 	}
-}
-
-// TrackTx tracks o inside the caller's transaction: o is tracked if and
-// only if tx commits, so the merchant's order row and its tracking are one
-// write (write both, commit, then create the order at the service). A
-// store without SQL transactions (the memory store) returns
-// ErrNoTransactions. A bad order, or a nil tx, is a
-// *upicollect.ValidationError before any I/O.
-func (s *Sweeper) TrackTx(ctx context.Context, tx *sql.Tx, o Order) error {
-	err := validateOrder(o)
-	if tx == nil {
-		ve := &upicollect.ValidationError{Op: "reconcile.TrackTx"}
-		var v *upicollect.ValidationError
-		if errors.As(err, &v) {
-			ve.Fields = v.Fields
-		}
-		ve.Fields = append(ve.Fields, upicollect.FieldError{Field: "tx", Problem: "is required"})
-		return ve
-	}
-	if err != nil {
-		return err
-	}
-	return s.store.TrackTx(ctx, tx, o, s.opts.firstCheck(o.Created))
-}
-
-// Lookup returns what the store knows of an order (its state, the events
-// delivered, the checks made, the next check); it calls no service.
-// ErrNotTracked when the store does not know it.
-func (s *Sweeper) Lookup(ctx context.Context, orderID string) (*OrderState, error) {
-	if !Trackable(orderID) {
-		return nil, ErrNotTracked
-	}
-	if err := s.cleanup.wait(ctx); err != nil {
-		return nil, err
-	}
-	return s.store.Lookup(ctx, orderID)
-}
-
-// Untrack stops checking an order (cancelled by the merchant): nothing more
-// is delivered for it once Untrack returns (a delivery under way finishes
-// or is undone first). An order already final stays as it is.
-// ErrNotTracked when the store does not know it.
-func (s *Sweeper) Untrack(ctx context.Context, orderID string) error {
-	if !Trackable(orderID) {
-		return ErrNotTracked
-	}
-	if err := s.cleanup.wait(ctx); err != nil {
-		return err
-	}
-	return s.store.Untrack(ctx, orderID)
-}
-
-// Confirm polling: how long Confirm first waits for another sweeper's
-// lease on the order, and at most.
-const (
-	confirmPollFirst = 10 * time.Millisecond
-	confirmPollMax   = 250 * time.Millisecond
-)
-
-// Confirm checks one tracked order now, outside its schedule (the payer is
-// back on the return page), under the same lease and record as Step: an
-// event it learns goes through the Handler exactly once, whichever of
-// Confirm and the sweepers records it first. It returns the order's state
-// after the check.
-//
-// API: POST /v1/payments/checkPaymentStatus, at most once per call
-//
-// An order with no further check (final, untracked, late window over) is
-// not checked: its state is returned as it is. When another sweeper holds
-// the order (its check or its delivery under way), Confirm waits for it,
-// polling the store, until it can lease the order or the order is final,
-// or ctx ends; it never makes a second check racing the first. A failed
-// check is recorded as Step records one (the order is checked again after
-// a backoff) and returned as the error, with the state. A handler's
-// failure is returned as the error, with the state (the event comes again
-// after a backoff). ErrNotTracked when the store does not know the order.
-func (s *Sweeper) Confirm(ctx context.Context, orderID string) (*OrderState, error) {
-	if !Trackable(orderID) {
-		return nil, ErrNotTracked
-	}
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	if err := s.cleanup.wait(ctx); err != nil {
-		return nil, err
-	}
-	wait := confirmPollFirst
-	for {
-		now, err := s.clock(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if _, _, held := s.health.held(now); held {
-			// The service is failing for every order (or asked to be left
-			// alone): the ledger's state, and no check beyond the probe.
-			st, err := s.store.Lookup(ctx, orderID)
-			if err != nil {
-				return nil, err
-			}
-			return st, ErrServiceFailing
-		}
-		l, err := s.store.LeaseOrder(ctx, orderID, now, s.opts.leaseTTL)
-		switch {
-		case err == nil:
-			confirmed, err := s.confirm(ctx, now, l)
-			if errors.Is(err, ErrLeaseLost) {
-				break // untracked, or taken after an expiry: look again
-			}
-			if err != nil && !confirmed {
-				return nil, err
-			}
-			st, lerr := s.store.Lookup(ctx, orderID)
-			if lerr != nil {
-				return nil, errors.Join(err, lerr)
-			}
-			return st, err
-		case errors.Is(err, ErrOrderDone):
-			return s.store.Lookup(ctx, orderID)
-		case !errors.Is(err, ErrLeaseHeld):
-			return nil, err
-		}
-		if timer == nil {
-			timer = time.NewTimer(wait)
-		} else {
-			timer.Reset(wait)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-timer.C:
-		}
-		wait = min(2*wait, confirmPollMax)
-	}
-}
-
-// confirm checks the order l leases at now and records the outcome.
-// recorded says the outcome was recorded (an error then is the check's or
-// the handler's, to report with the state).
-func (s *Sweeper) confirm(ctx context.Context, now time.Time, l Lease) (recorded bool, err error) {
-	st, err := s.client.CheckPaymentStatus(ctx, l.Order.ID)
-	if err != nil && ctx.Err() != nil {
-		s.giveBack(ctx, l)
-		return false, ctx.Err()
-	}
-	if err == nil {
-		s.health.answered()
-	} else if s.health.failedAt(l.Order.ID, err, now) {
-		err = fmt.Errorf("%w: %w", ErrServiceFailing, err)
-	}
-	var stats Stats
-	u := s.outcome(ctx, now, l, st, err, &stats)
-	if u.Event == nil {
-		if cerr := s.store.Commit(ctx, l, u, nil); cerr != nil {
-			s.giveBack(ctx, l) // nothing when the lease was lost
-			return false, cerr
-		}
-		if err != nil {
-			return true, fmt.Errorf("reconcile: order %q: status check: %w", l.Order.ID, err)
-		}
-		return true, nil
-	}
-	if err := s.commitEvent(ctx, now, l, u, &stats); err != nil {
-		if isHandlerError(err) {
-			return true, err
-		}
-		s.giveBack(ctx, l)
-		return false, err
-	}
-	if stats.Errors > 0 { // the lease was lost: another sweeper has the order
-		return false, ErrLeaseLost
-	}
-	return true, nil
-}
-
-// giveBack releases l when Confirm recorded no check under it, so that the
-// next Confirm or step need not wait out its TTL: at once while ctx lives,
-// else as a cleanup (Confirm never outlives its context).
-func (s *Sweeper) giveBack(ctx context.Context, l Lease) {
-	if ctx.Err() == nil {
-		_ = s.store.Release(ctx, l)
-		return
-	}
-	s.cleanup.after(ctx, func(cctx context.Context) { _ = s.store.Release(cctx, l) })
-}
-
-// Run steps on the clock until ctx ends, and returns ctx's error: the
-// store's clock when it keeps one, else WithClock's (time.Now by default).
-// Between steps it waits until the next order is due, at least a fifth of
-// WithStepInterval (never two steps back to back) and at most
-// WithStepInterval. Each step is RunStep's: bounded by the lease TTL, so a
-// store that stops answering costs one step. A step's errors are logged
-// (WithLogger) and passed to WithStepHook's function, not returned: the
-// orders concerned are checked again. When that function returns an
-// error, Run stops and returns it.
-//
-// API: POST /v1/payments/checkPaymentStatus, once per due order
-func (s *Sweeper) Run(ctx context.Context) error {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
-		}
-		r := s.RunStep(ctx)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if r.Err != nil {
-			s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: step", slog.String("error", r.Err.Error()))
-		}
-		s.log.LogAttrs(ctx, slog.LevelDebug, "reconcile: step",
-			slog.Int("checked", r.Stats.Checked), slog.Int("paid", r.Stats.Paid), slog.Int("failed", r.Stats.Failed),
-			slog.Int("late_paid", r.Stats.LatePaid), slog.Int("expired", r.Stats.Expired),
-			slog.Int("mismatch", r.Stats.Mismatch), slog.Int("errors", r.Stats.Errors))
-		if s.opts.stepHook != nil {
-			if err := s.opts.stepHook(ctx, r); err != nil {
-				return err
-			}
-		}
-		timer.Reset(runWait(r.At, r.Stats.NextDue, s.opts.stepInterval))
-	}
-}
-
-// StepReport is what one of Run's steps did.
-type StepReport struct {
-	At    time.Time // the time it stepped at: the store's clock, or WithClock's
-	Stats Stats     // what it checked and delivered
-	Err   error     // its error: the store's clock, a store's, handlers' (see Step)
-}
-
-// RunStep is one of Run's steps: Step at the store's clock when it keeps
-// one, else at WithClock's, bounded by the lease TTL. A program that steps
-// on its own terms (a cron job's one pass) calls it; Run calls it in a
-// loop.
-//
-// API: POST /v1/payments/checkPaymentStatus, once per due order
-func (s *Sweeper) RunStep(ctx context.Context) StepReport {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.leaseTTL)
-	defer cancel()
-	now, err := s.clock(ctx)
-	if err != nil {
-		return StepReport{At: s.opts.now(), Err: err}
-	}
-	stats, err := s.Step(ctx, now)
-	return StepReport{At: now, Stats: stats, Err: err}
-}
-
-// runWait is how long Run waits after a step at now: until next is due,
-// at least limit/5 and at most limit.
-func runWait(now, next time.Time, limit time.Duration) time.Duration {
-	if next.IsZero() {
-		return limit
-	}
-	return min(max(limit/5, next.Sub(now)), limit)
 }
 
 // finalState is ev for the client's Observer (the time to a final state
