@@ -87,7 +87,7 @@ func run(ctx context.Context, w io.Writer) error {
 		case reconcile.Expired:
 			action = "release the stock (" + e.Reason + ")"
 		case reconcile.LatePaid:
-			action = "money arrived after all: fulfil it, or refund " + e.Status.Amount.String() + " INR"
+			action = "money arrived after all: fulfil it, or return " + e.Status.Amount.String() + " INR where the service makes refunds"
 		case reconcile.Mismatch:
 			action = "paid " + e.Status.Amount.String() + " INR instead of " + e.Order.Amount.String() + ": hold for a person"
 		}
