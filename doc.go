@@ -26,8 +26,9 @@
 // # Validation
 //
 // Parameters are checked before any I/O. Every problem is reported at once in
-// a *ValidationError whose FieldErrors name the wire field ("amount", "vpa",
-// "customer_mobile", ...); errors.Is(err, ErrValidation) is true for it.
+// a *ValidationError whose Fields (each a FieldError) name the wire field
+// ("amount", "vpa", "customer_mobile", ...) and the problem;
+// errors.Is(err, ErrValidation) is true for it.
 // Text fields are capped (MaxOrderIDLen, MaxNoteLen, MaxCustomerNameLen,
 // MaxEmailLen, MaxVPALen, MaxRedirectURLLen) at lengths no real value
 // reaches, and order ids must be valid UTF-8 without invisible characters.
@@ -82,7 +83,7 @@
 //
 // Each operation's doc comment lists its faults: the attempts it makes with
 // the default RetryPolicy and the sentinels its error then matches (the
-// README's Retries section tables them side by side).
+// repository's guide docs/reliability.md tables them side by side).
 //
 // When retries stop at RetryPolicy.MaxAttempts, at an empty retry budget or
 // at a Retry-After beyond RetryPolicy.MaxRetryAfter, APIError.Reason says

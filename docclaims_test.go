@@ -169,18 +169,22 @@ func TestDocFaultClaims(t *testing.T) {
 
 func sorted(s []string) []string { slices.Sort(s); return s }
 
-// readmeClaims parses the fault table of the README's Retries section: by
-// operation (each named in a column's header), by fault. A cell's
-// parenthetical is a remark, not a claim.
-func readmeClaims(t *testing.T) map[string]map[string]claim {
+// reliabilityGuide is the guide whose fault table TestDocsReliabilityFaultClaims
+// holds to the operations' doc comments.
+const reliabilityGuide = "docs/reliability.md"
+
+// guideClaims parses the fault table of the reliability guide's Retries
+// section: by operation (each named in a column's header), by fault. A
+// cell's parenthetical is a remark, not a claim.
+func guideClaims(t *testing.T) map[string]map[string]claim {
 	t.Helper()
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile(reliabilityGuide)
 	require.NoError(t, err)
 	_, section, found := strings.Cut(string(b), "\n## Retries\n")
-	require.True(t, found, "README has no Retries section")
+	require.True(t, found, "%s has no Retries section", reliabilityGuide)
 	section, _, _ = strings.Cut(section, "\n## ")
 	_, table, found := strings.Cut(section, "\n| fault |")
-	require.True(t, found, "README's Retries section has no fault table")
+	require.True(t, found, "%s's Retries section has no fault table", reliabilityGuide)
 	lines := strings.Split("| fault |"+table, "\n")
 	cells := func(line string) []string {
 		c := strings.Split(strings.Trim(line, "| "), "|")
@@ -197,14 +201,14 @@ func readmeClaims(t *testing.T) map[string]map[string]claim {
 			break
 		}
 		row := cells(line)
-		require.Len(t, row, len(header), "README fault table row %q", line)
+		require.Len(t, row, len(header), "%s fault table row %q", reliabilityGuide, line)
 		for i, cell := range row[1:] {
 			m := regexp.MustCompile(`^(\d+) attempts?, then (.+)$`).FindStringSubmatch(remark.ReplaceAllString(cell, ""))
-			require.NotNil(t, m, "README fault table cell %q", cell)
+			require.NotNil(t, m, "%s fault table cell %q", reliabilityGuide, cell)
 			n, _ := strconv.Atoi(m[1])
 			c := claim{attempts: n, sentinels: regexp.MustCompile(`Err[A-Za-z]+`).FindAllString(m[2], -1)}
 			if c.sentinels == nil {
-				require.True(t, strings.HasPrefix(m[2], "no sentinel"), "README cell %q names no sentinel; say so", cell)
+				require.True(t, strings.HasPrefix(m[2], "no sentinel"), "%s cell %q names no sentinel; say so", reliabilityGuide, cell)
 				c.sentinels = []string{}
 			}
 			slices.Sort(c.sentinels)
@@ -221,17 +225,18 @@ func readmeClaims(t *testing.T) map[string]map[string]claim {
 	return out
 }
 
-// TestReadmeFaultClaims: the README's fault table names every operation of
-// docOps and every documented fault, and says for each what the
-// operation's doc comment says, which TestDocFaultClaims holds to the code.
-func TestReadmeFaultClaims(t *testing.T) {
-	readme, docs := readmeClaims(t), docClaims(t)
+// TestDocsReliabilityFaultClaims: the reliability guide's fault table names
+// every operation of docOps and every documented fault, and says for each
+// what the operation's doc comment says, which TestDocFaultClaims holds to
+// the code.
+func TestDocsReliabilityFaultClaims(t *testing.T) {
+	guide, docs := guideClaims(t), docClaims(t)
 	for op := range docOps {
-		got, ok := readme[op]
-		if !assert.True(t, ok, "README's fault table has no column for %s", op) {
+		got, ok := guide[op]
+		if !assert.True(t, ok, "%s's fault table has no column for %s", reliabilityGuide, op) {
 			continue
 		}
-		assert.Equal(t, docs[op], got, "README's fault table and %s's doc comment", op)
+		assert.Equal(t, docs[op], got, "%s's fault table and %s's doc comment", reliabilityGuide, op)
 	}
-	assert.Len(t, readme, len(docOps), "README's fault table names an operation docOps does not call")
+	assert.Len(t, guide, len(docOps), "%s's fault table names an operation docOps does not call", reliabilityGuide)
 }

@@ -26,7 +26,8 @@ import (
 
 // The fault matrix: every fault the sandbox can script (and a dead port),
 // against every operation, with what the caller must see. It is the source
-// of the "Reliability" table of the README, printed by TestFaultMatrix -v.
+// of the table "Every fault, and what the caller sees" in
+// docs/reliability.md, printed by TestFaultMatrix -v.
 
 // fmOp is a column of the matrix: an operation, called as a merchant would.
 type fmOp string
@@ -628,7 +629,7 @@ func fmCheckResult(t *testing.T, op fmOp, orderID string, res any) {
 	}
 }
 
-// fmMarkdown renders faultMatrix as the README's table: fault × operation →
+// fmMarkdown renders faultMatrix as docs/reliability.md's table: fault × operation →
 // what the caller sees.
 func fmMarkdown() string {
 	var b strings.Builder

@@ -20,4 +20,10 @@
 // screenshot of every page on each screen is written to the git-ignored
 // folder screenshots/ here, or to E2E_SCREENSHOT_DIR when that is set.
 // Everything runs over loopback; no network is needed.
+//
+// It also runs the webhook receivers of docs/webhooks.md, in PHP and in
+// Python, as printed there: over reconcile/webhook's test vectors, and
+// served on loopback (php -S, python3's wsgiref) against live deliveries
+// of the Go sender. Without php or python3 those tests skip, unless
+// CI=true, where they fail: .ci/run installs both.
 package e2e

@@ -13,7 +13,7 @@ import (
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
-// newClient is the README's "Telemetry" setup: spans and metrics go to the
+// newClient is docs/reliability.md's "Telemetry" setup: spans and metrics go to the
 // providers the application installed with otel.SetTracerProvider and
 // otel.SetMeterProvider.
 func newClient(creds upicollect.Credentials, baseURL string) (*upicollect.Client, error) {

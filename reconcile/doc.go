@@ -17,9 +17,11 @@
 //	          Also an order the service never knew (a create that never
 //	          arrived, a wrong id): Event.Reason says so. Still checked.
 //	LatePaid  SUCCESS after Failed or Expired: money arrived for an order
-//	          you gave up on. Fulfil it, or refund it.
+//	          you gave up on. Fulfil it, or return the money where the
+//	          service makes refunds (its API has no refund). Never ignore it.
 //	Mismatch  SUCCESS for another amount than the order's: neither fulfil
-//	          nor ignore it; hold it for a person (refund or collect the rest).
+//	          nor ignore it; hold it for a person, who collects the rest or
+//	          returns the money.
 //
 // The schedule (DefaultSchedule, replaced with WithSchedule):
 //
@@ -49,6 +51,41 @@
 // service) can happen twice if the process dies between the handler's
 // return and the commit: make such effects idempotent, keyed by order id and
 // Result.
+//
+// # A shop's path
+//
+// Track each order before it is created at the service, confirm it on the
+// payer's return page, and run a sweeper beside the shop for the payers who
+// never come back; credit only in the Handler (Example wires the whole path
+// against the sandbox):
+//
+//	sweeper, err := reconcile.New(client, store, credit)
+//
+//	// The checkout: track, then create at the service.
+//	err = sweeper.Track(ctx, reconcile.Order{ID: orderID, Amount: amount, Created: time.Now()})
+//	or, err := client.CreateOrderRequest(ctx, &upicollect.OrderRequestParams{OrderID: orderID, Amount: amount, ...})
+//
+//	// The return page: check now; a payment found reaches credit once.
+//	st, err := sweeper.Confirm(ctx, orderID)
+//
+//	// Beside the shop, until shutdown.
+//	err = sweeper.Run(ctx)
+//
+// With a database store, TrackTx tracks the order in the transaction that
+// writes the merchant's own order row, so that the order is tracked if and
+// only if the row commits; the order is created at the service after the
+// commit (the reconcile/sqlstore module's trackTx example runs it):
+//
+//	tx, err := db.BeginTx(ctx, nil)
+//	_, err = tx.ExecContext(ctx, `INSERT INTO orders (id, amount_paise) VALUES ($1, $2)`, orderID, amount.Paise())
+//	err = sweeper.TrackTx(ctx, tx, reconcile.Order{ID: orderID, Amount: amount, Created: time.Now()})
+//	err = tx.Commit()
+//	or, err := client.CreateOrderRequest(ctx, ...)
+//
+// Track of an order already tracked with the same amount changes nothing
+// (a retried checkout may track again); with another amount it is
+// ErrTrackedDifferently. The memory store has no transactions: TrackTx on
+// it is ErrNoTransactions, and Track before the create serves instead.
 //
 // # One ledger
 //

@@ -7,7 +7,7 @@ import (
 	"github.com/upicollect/upicollect-go/redisrate"
 )
 
-// newClient is the README's "Running many processes" setup: every process
+// newClient is docs/reliability.md's "Running many processes" setup: every process
 // that runs it shares one limit of 50 requests a second, bursts of 10.
 func newClient(creds upicollect.Credentials) (*upicollect.Client, error) {
 	rdb := redis.NewClient(&redis.Options{

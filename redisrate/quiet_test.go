@@ -49,7 +49,7 @@ func recordGoRedis(t *testing.T) *goRedisLog {
 	return rec
 }
 
-// TestNoMaintNotificationsNoise: the limiters of the README and of this
+// TestNoMaintNotificationsNoise: the limiters of the guide and of this
 // module's tests, on a real redis-server, make go-redis log nothing:
 // in particular not "failed to initialize maintnotifications … cannot
 // overwrite existing handler", which a client made from another client's

@@ -92,7 +92,7 @@ func TestSharedKey(t *testing.T) {
 func TestUnreachable(t *testing.T) {
 	addr := "127.0.0.1:" + freePort(t)
 	// go-redis's defaults retry a refused connection for about four
-	// seconds; these options (the README's) fail on the first refusal.
+	// seconds; these options (docs/reliability.md's) fail on the first refusal.
 	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialerRetries: 1})
 	t.Cleanup(func() { _ = rdb.Close() })
 	l := redisrate.New(rdb, "down", 10, 1)

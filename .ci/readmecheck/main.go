@@ -1,6 +1,7 @@
 // Command readmecheck keeps the documentation's code from drifting. It reads
-// every fenced block of README.md and of the Markdown files the README
-// links, and
+// every fenced block of README.md, of the Markdown files of the
+// repository's root that the README links, and of every guide in docs/,
+// and
 //
 //   - compiles every ```go block: a whole program (package main) is built,
 //     and run when a <!-- run --> comment precedes it (against a sandbox,
@@ -14,11 +15,21 @@
 //     a <!-- run: background --> block runs in the background and must
 //     exit 0 before its section ends, any other block must exit 0;
 //   - skips the blocks marked <!-- illustrative[: why] --> and
-//     <!-- install: … --> (.ci/install-check runs those), and counts them.
+//     <!-- install: … --> (.ci/install-check runs those), and counts them;
+//   - treats a block marked <!-- pending: PATH[; MARKER] --> as marked
+//     MARKER (none when absent) once PATH exists in the repository, and
+//     until then skips it, counts it and names it with what it waits for:
+//     documentation written ahead of the code it shows.
 //
-// A code block in none of these forms fails the check. Go blocks build in
-// a workspace holding the repository's modules, so nothing beyond the
-// module proxy is needed. Usage, from the repository root:
+// A code block in none of these forms fails the check. Every block runs in
+// a temporary directory: Go blocks build in a workspace of their own that
+// holds the repository's modules (so nothing beyond the module proxy is
+// needed) and run there; shell blocks run in a copy of the repository. The
+// check fails when the shell blocks leave a file in that copy that git
+// would not ignore (a reader running them from a clone would find it in
+// the work tree), and when the repository's own git status differs after
+// the check from before it. It prints what it did, file by file. Usage,
+// from the repository root:
 //
 //	GOWORK=off go -C .ci/readmecheck run . -root ../..
 package main
@@ -27,11 +38,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -58,9 +71,35 @@ type block struct {
 
 func (b block) where() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
 
-// counts is what the check did, printed at its end.
+// counts is what the check did with one file's blocks, printed at its end.
 type counts struct {
-	compiled, programsRun, testsRun, commandsRun, illustrative, install, output int
+	compiled, programsRun, testsRun, commandsRun, illustrative, install, output, pending int
+}
+
+func (c *counts) add(o counts) {
+	c.compiled += o.compiled
+	c.programsRun += o.programsRun
+	c.testsRun += o.testsRun
+	c.commandsRun += o.commandsRun
+	c.illustrative += o.illustrative
+	c.install += o.install
+	c.output += o.output
+	c.pending += o.pending
+}
+
+func (c counts) String() string {
+	return fmt.Sprintf("%d Go blocks compiled (%d programs and %d tests run), %d shell blocks run, %d marked illustrative, %d install blocks left to .ci/install-check, %d output blocks, %d pending",
+		c.compiled, c.programsRun, c.testsRun, c.commandsRun, c.illustrative, c.install, c.output, c.pending)
+}
+
+// tally is the counts of every file, by file.
+type tally map[string]*counts
+
+func (t tally) of(file string) *counts {
+	if t[file] == nil {
+		t[file] = &counts{}
+	}
+	return t[file]
 }
 
 func main() {
@@ -78,6 +117,10 @@ func main() {
 }
 
 func run(root string, keep bool) error {
+	statusBefore, err := gitStatus(root)
+	if err != nil {
+		return err
+	}
 	blocks, err := readDocs(root)
 	if err != nil {
 		return err
@@ -92,22 +135,32 @@ func run(root string, keep bool) error {
 		defer os.RemoveAll(tmp)
 	}
 
-	var c counts
+	c := tally{}
+	var files []string
 	var goBlocks, shBlocks []block
-	var problems []string
+	var problems, pending []string
 	for _, b := range blocks {
+		if c[b.file] == nil {
+			files = append(files, b.file)
+		}
+		fc := c.of(b.file)
+		if waits, ok := resolvePending(root, &b); ok {
+			fc.pending++
+			pending = append(pending, fmt.Sprintf("%s waits for %s", b.where(), waits))
+			continue
+		}
 		kind, _, _ := strings.Cut(b.marker, ":")
 		switch {
 		case kind == "illustrative":
-			c.illustrative++
+			fc.illustrative++
 		case kind == "install":
-			c.install++
+			fc.install++
 		case b.lang == "go":
 			goBlocks = append(goBlocks, b)
 		case b.lang == "sh" || b.lang == "bash" || b.lang == "console":
 			shBlocks = append(shBlocks, b)
 		case b.lang == "" || b.lang == "text":
-			c.output++ // output shown as printed: not run
+			fc.output++ // output shown as printed: not run
 		default:
 			problems = append(problems, fmt.Sprintf("%s: a ```%s block: mark it <!-- illustrative --> or make it go or sh", b.where(), b.lang))
 		}
@@ -123,15 +176,58 @@ func run(root string, keep bool) error {
 	}
 	defer sb.stop()
 
-	if err := checkGo(root, tmp, goBlocks, sb, &c); err != nil {
+	if err := checkGo(root, tmp, goBlocks, sb, c); err != nil {
 		return err
 	}
-	if err := checkShell(root, tmp, shBlocks, &c); err != nil {
+	if err := checkShell(root, tmp, shBlocks, c); err != nil {
 		return err
 	}
-	fmt.Printf("readmecheck: %d Go blocks compiled (%d programs and %d tests run), %d shell blocks run, %d marked illustrative, %d install blocks left to .ci/install-check, %d output blocks\n",
-		c.compiled, c.programsRun, c.testsRun, c.commandsRun, c.illustrative, c.install, c.output)
+	statusAfter, err := gitStatus(root)
+	if err != nil {
+		return err
+	}
+	if statusAfter != statusBefore {
+		return fmt.Errorf("the check changed the repository's work tree: git status --porcelain was\n%s\nand is now\n%s",
+			orDefault(statusBefore, "(nothing)\n"), orDefault(statusAfter, "(nothing)\n"))
+	}
+	var all counts
+	for _, f := range files {
+		fmt.Printf("readmecheck: %s: %s\n", f, c[f])
+		all.add(*c[f])
+	}
+	for _, p := range pending {
+		fmt.Println("readmecheck: pending:", p)
+	}
+	fmt.Printf("readmecheck: %d files: %s\n", len(files), all)
 	return nil
+}
+
+// resolvePending applies b's <!-- pending: PATH[; MARKER] --> marker: when
+// PATH exists in the repository b takes MARKER; otherwise ok is true and
+// waits names what b waits for.
+func resolvePending(root string, b *block) (waits string, ok bool) {
+	rest, found := strings.CutPrefix(b.marker, "pending:")
+	if !found {
+		return "", false
+	}
+	path, marker, _ := strings.Cut(rest, ";")
+	path = strings.TrimSpace(path)
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(path))); err == nil {
+		b.marker = strings.TrimSpace(marker)
+		return "", false
+	}
+	return path, true
+}
+
+// gitStatus is the repository's git status --porcelain.
+func gitStatus(root string) (string, error) {
+	cmd := exec.Command("git", "status", "--porcelain", "--untracked-files=all")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git status: %w", err)
+	}
+	return string(out), nil
 }
 
 var (
@@ -139,8 +235,8 @@ var (
 	reMarker = regexp.MustCompile(`^<!--\s*(.*?)\s*-->$`)
 )
 
-// readDocs returns the blocks of README.md and of the Markdown files of the
-// repository's root that it links.
+// readDocs returns the blocks of README.md, of the Markdown files of the
+// repository's root that it links, and of every Markdown file in docs/.
 func readDocs(root string) ([]block, error) {
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -154,9 +250,17 @@ func readDocs(root string) ([]block, error) {
 			files = append(files, m[1])
 		}
 	}
+	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(guides)
+	for _, g := range guides {
+		files = append(files, "docs/"+filepath.Base(g))
+	}
 	var all []block
 	for _, f := range files {
-		b, err := os.ReadFile(filepath.Join(root, f))
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
 		if err != nil {
 			return nil, fmt.Errorf("README links %s: %w", f, err)
 		}
@@ -275,7 +379,7 @@ type goUnit struct {
 	run  bool   // a program to run
 }
 
-func checkGo(root, tmp string, blocks []block, sb *sandboxProc, c *counts) error {
+func checkGo(root, tmp string, blocks []block, sb *sandboxProc, c tally) error {
 	ws := filepath.Join(tmp, "go")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return err
@@ -333,7 +437,9 @@ func checkGo(root, tmp string, blocks []block, sb *sandboxProc, c *counts) error
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("the Go blocks do not compile:\n%s", out)
 	}
-	c.compiled = len(units)
+	for _, u := range units {
+		c.of(u.b.file).compiled++
+	}
 	for _, u := range units {
 		switch {
 		case u.test:
@@ -345,12 +451,12 @@ func checkGo(root, tmp string, blocks []block, sb *sandboxProc, c *counts) error
 			if err != nil {
 				return fmt.Errorf("%s: go test: %w", u.b.where(), err)
 			}
-			c.testsRun++
+			c.of(u.b.file).testsRun++
 		case u.run:
 			if err := runProgram(ws, u, sb); err != nil {
 				return fmt.Errorf("%s: %w", u.b.where(), err)
 			}
-			c.programsRun++
+			c.of(u.b.file).programsRun++
 		}
 	}
 	return nil
@@ -362,7 +468,8 @@ func lineDirective(b block) string {
 }
 
 // runProgram builds and runs a program against the sandbox with the
-// README's environment, paying every order it creates.
+// README's environment, paying every order it creates, in a directory of
+// its own under the check's temporary directory.
 func runProgram(ws string, u goUnit, sb *sandboxProc) error {
 	bin := filepath.Join(ws, u.dir+".bin")
 	build := exec.Command("go", "build", "-o", bin, "./"+u.dir)
@@ -375,7 +482,12 @@ func runProgram(ws string, u goUnit, sb *sandboxProc) error {
 	defer cancel()
 	stop := sb.payEveryOrder(ctx)
 	defer stop()
+	dir, err := os.MkdirTemp(ws, u.dir+".run")
+	if err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(ctx, bin)
+	cmd.Dir = dir // what it writes stays in the check's temporary directory
 	cmd.Env = append(os.Environ(), sb.env()...)
 	out, err := cmd.CombinedOutput()
 	fmt.Printf("-- %s (run against the sandbox)\n%s", u.b.where(), out)
@@ -424,7 +536,8 @@ func credentialProblems(blocks []block) []string {
 	return problems
 }
 
-// sandboxProc is a sandbox served by the CLI for the Go programs.
+// sandboxProc is a sandbox for the Go programs: cmd/upicollect-sandbox's
+// when the repository has it (it builds in seconds), else the CLI's.
 type sandboxProc struct {
 	cmd  *exec.Cmd
 	addr string
@@ -436,19 +549,25 @@ func (s *sandboxProc) env() []string {
 }
 
 func startSandbox(root, tmp string) (*sandboxProc, error) {
-	bin := filepath.Join(tmp, "upicollect")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(root, "cmd", "upicollect")
+	bin := filepath.Join(tmp, "sandbox")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/upicollect-sandbox")
+	build.Dir = root
+	var args []string
+	if _, err := os.Stat(filepath.Join(root, "cmd", "upicollect-sandbox")); err != nil {
+		build = exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = filepath.Join(root, "cmd", "upicollect")
+		args = []string{"sandbox"}
+	}
 	build.Env = goEnv()
 	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the CLI for its sandbox: %v\n%s", err, out)
+		return nil, fmt.Errorf("building a sandbox: %v\n%s", err, out)
 	}
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
 	s := &sandboxProc{addr: addr}
-	s.cmd = exec.Command(bin, "sandbox", "--addr", addr, "--public-key", docPublicKey, "--mid", docMID, "--quiet")
+	s.cmd = exec.Command(bin, append(args, "--addr", addr, "--public-key", docPublicKey, "--mid", docMID, "--quiet")...)
 	s.cmd.Env = append(os.Environ(), "UPICOLLECT_SECRET_KEY="+docSecretKey)
 	s.cmd.Stderr = io.Discard
 	if err := s.cmd.Start(); err != nil {
@@ -550,10 +669,12 @@ func waitListening(addr string, within time.Duration) error {
 }
 
 // checkShell runs the shell blocks, section by section, in a copy of the
-// repository (their commands write files, e.g. pay.png).
-func checkShell(root, tmp string, blocks []block, c *counts) error {
+// repository, and then fails when they left a file there that git would
+// not ignore: a reader who runs them from a clone keeps a clean work tree.
+func checkShell(root, tmp string, blocks []block, c tally) error {
 	clone := filepath.Join(tmp, "repo")
-	if err := copyRepo(root, clone); err != nil {
+	copied, err := copyRepo(root, clone)
+	if err != nil {
 		return err
 	}
 	home := filepath.Join(tmp, "gopath")
@@ -572,12 +693,78 @@ func checkShell(root, tmp string, blocks []block, c *counts) error {
 		}
 		blocks = blocks[n:]
 	}
+	left, err := leftovers(root, clone, copied)
+	if err != nil {
+		return err
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("the shell blocks leave in a clone's work tree what git status would show (write to a temporary directory instead):\n\t%s",
+			strings.Join(left, "\n\t"))
+	}
 	return nil
+}
+
+// leftovers lists the files of the copy at dir that are new, changed or
+// gone since it was copied (copied: each file's digest), leaving out those
+// the repository's .gitignore ignores.
+func leftovers(root, dir string, copied map[string][sha256.Size]byte) ([]string, error) {
+	var changed []string
+	seen := map[string]bool{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		seen[rel] = true
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if sum, ok := copied[rel]; !ok || sum != sha256.Sum256(b) {
+			changed = append(changed, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for rel := range copied {
+		if !seen[rel] {
+			changed = append(changed, rel)
+		}
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	cmd := exec.Command("git", "check-ignore", "--no-index", "--stdin")
+	cmd.Dir = root
+	cmd.Stdin = strings.NewReader(strings.Join(changed, "\n") + "\n")
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) { // 1: none is ignored
+		return nil, fmt.Errorf("git check-ignore: %w", err)
+	}
+	ignored := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		ignored[l] = true
+	}
+	var left []string
+	for _, rel := range changed {
+		if !ignored[rel] {
+			left = append(left, rel)
+		}
+	}
+	sort.Strings(left)
+	return left, nil
 }
 
 // runSection runs the blocks of one section as a reader would, one shell
 // after another, the exports of each carried to the next.
-func runSection(dir, tmp string, env []string, blocks []block, c *counts) error {
+func runSection(dir, tmp string, env []string, blocks []block, c tally) error {
 	addr, err := freeAddr()
 	if err != nil {
 		return err
@@ -646,7 +833,7 @@ func runSection(dir, tmp string, env []string, blocks []block, c *counts) error 
 		default:
 			return fmt.Errorf("%s: unknown marker <!-- %s --> (shell blocks: run: server, run: background, illustrative, install: …)", b.where(), b.marker)
 		}
-		c.commandsRun++
+		c.of(b.file).commandsRun++
 	}
 	for i, bg := range background {
 		err := waitBounded(bg, time.Minute)
@@ -690,14 +877,15 @@ func waitBounded(cmd *exec.Cmd, d time.Duration) error {
 }
 
 // copyRepo copies the repository's files (tracked, and untracked but not
-// ignored) to dst.
-func copyRepo(root, dst string) error {
+// ignored) to dst, and returns each one's digest by its slash path.
+func copyRepo(root, dst string) (map[string][sha256.Size]byte, error) {
 	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("git ls-files: %w", err)
+		return nil, fmt.Errorf("git ls-files: %w", err)
 	}
+	copied := map[string][sha256.Size]byte{}
 	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
 		src := filepath.Join(root, f)
 		fi, err := os.Lstat(src)
@@ -706,17 +894,18 @@ func copyRepo(root, dst string) error {
 		}
 		b, err := os.ReadFile(src)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		to := filepath.Join(dst, f)
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return err
+			return nil, err
 		}
 		if err := os.WriteFile(to, b, fi.Mode().Perm()); err != nil {
-			return err
+			return nil, err
 		}
+		copied[filepath.ToSlash(f)] = sha256.Sum256(b)
 	}
-	return nil
+	return copied, nil
 }
 
 func orDefault(s, d string) string {

@@ -343,7 +343,7 @@ func TestHelp(t *testing.T) {
 }
 
 // TestSandboxPassThrough starts `upicollect sandbox` through the binary,
-// as the README does, and uses its JSON line.
+// as docs/cli.md does, and uses its JSON line.
 func TestSandboxPassThrough(t *testing.T) {
 	cmd, out, stderr := startCLI(t, nil, "sandbox", "--addr", "127.0.0.1:0")
 	line, err := out.ReadString('\n')

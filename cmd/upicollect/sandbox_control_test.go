@@ -41,7 +41,7 @@ func sandboxNow(t *testing.T, base string) time.Time {
 }
 
 // TestSandboxLatePaymentFromShell tries a late payment by hand, as the
-// README shows: `upicollect sandbox` serves, another shell fails the
+// guides show (docs/cli.md, docs/testing.md): `upicollect sandbox` serves, another shell fails the
 // payment, schedules the bank's late SUCCESS three hours on, and advances
 // the sandbox's clock past it; the status check sees each step.
 func TestSandboxLatePaymentFromShell(t *testing.T) {

@@ -87,7 +87,7 @@ func run(ctx context.Context, w io.Writer) error {
 		case reconcile.Expired:
 			action = "release the stock (" + e.Reason + ")"
 		case reconcile.LatePaid:
-			action = "money arrived after all: fulfil it, or refund " + e.Paid.String() + " INR"
+			action = "money arrived after all: fulfil it, or return " + e.Paid.String() + " INR where the service makes refunds"
 		case reconcile.Mismatch:
 			action = "paid " + e.Paid.String() + " INR instead of " + e.Expected.String() + ": hold for a person"
 		}

@@ -15,7 +15,7 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/output.txt")
 
 // TestExampleOutput runs the example and compares its output with the
-// golden file (the README quotes it).
+// golden file.
 func TestExampleOutput(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

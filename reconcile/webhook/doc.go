@@ -2,14 +2,54 @@
 // shops whose backend is not written in Go. The Payment Collection Service
 // has no webhooks of its own: Sender is a reconcile.Handler that POSTs each
 // event to a URL, and any language can receive it with an HMAC-SHA256 check
-// (Receive is the receiver in Go; the repository's README shows one in
-// PHP, and testdata/webhook_vectors.json holds test vectors for others).
+// (Receive is the receiver in Go). This documentation is the whole
+// contract: the signature, the JSON and the delivery rules below are what
+// a receiver in any language implements, and testdata/webhook_vectors.json
+// in this package's directory holds test vectors to check one against
+// (the repository's guide docs/webhooks.md has receivers in PHP and Python
+// that pass them).
+//
+// # Sending
+//
+// A sweeper whose Handler is a Sender delivers every event it finds:
+//
+//	send, err := webhook.Sender("https://shop.example.com/upicollect-webhook", secret)
+//	sweeper, err := reconcile.New(client, store, send)
+//	err = sweeper.Run(ctx)
+//
+// The endpoint is https, or http on a loopback address only. The secret is
+// shared with the shop alone (32 random bytes: openssl rand -hex 32); to
+// replace it, give the new one and WithPreviousSecret(old) until every
+// receiver holds the new one. The command line does the same without Go:
+// upicollect reconcile run --deliver https://URL, its secret from
+// UPICOLLECT_WEBHOOK_SECRET.
+//
+// # Receiving
+//
+// In Go, Receive checks the signature and age, reads at most 64 KiB, and
+// decodes the delivery; every error it returns (ErrNoSignature,
+// ErrMalformedSignature, ErrBadSignature, ErrTooOld, ErrTooLarge,
+// ErrBadDelivery) deserves a 400:
+//
+//	d, err := webhook.Receive(r, secret, webhook.DefaultTolerance)
+//	if err != nil {
+//		http.Error(w, "bad delivery", http.StatusBadRequest)
+//		return
+//	}
+//	// act once per d.ID (a unique key in the shop's database), then answer 2xx
+//
+// In another language, a receiver checks the signature as the Signature
+// section below says, refuses a body over 64 KiB, decodes the JSON, acts
+// once per id, and answers 2xx once what it did is committed.
 //
 // # Delivery
 //
-// At least once: a 2xx answer means handled; any other answer, no answer
-// within the timeout or no connection leaves the event undelivered, and the
-// sweeper delivers it again at its next step. Every delivery of one event
+// At least once: a 2xx answer means handled; any other answer (a redirect
+// is never followed), no answer within the timeout (DefaultTimeout, or
+// WithTimeout) or no connection leaves the event undelivered, and the
+// sweeper delivers it again at its next step, after a backoff. Sender
+// reads at most 4 KiB of an answer and puts the secret in no error and no
+// log. Every delivery of one event
 // has the same id, so a receiver records the ids it has acted on and
 // answers 2xx to a repeat without acting again. Deliveries of different
 // events come in no guaranteed order, and a delivery the sender gave up on
@@ -31,8 +71,13 @@
 // header's t as written, a full stop and the raw body, with its secret,
 // compares it in constant time with each v1 value, accepts the delivery
 // when one matches, and then refuses it when t is more than a tolerance
-// (DefaultTolerance) away from its clock, which makes a recorded delivery
-// useless to replay later.
+// (DefaultTolerance, five minutes) away from its clock, either way, which
+// makes a recorded delivery useless to replay later. Step by step: split
+// the header on "," and each item on its first "="; keep t and every v1,
+// and ignore other keys (a later scheme's); refuse when the secret is
+// empty, when t is not 1 to 12 ASCII digits or is out of the tolerance;
+// compute the lower-case hex HMAC-SHA256 of t, "." and the raw body (before
+// any JSON decoding) and compare it with each v1 in constant time.
 //
 // # JSON
 //
@@ -59,4 +104,12 @@
 // Amounts are paise (integers), the rupee strings are for reading; a
 // decoder that finds both checks that they agree. Later versions may add
 // fields: a receiver ignores those it does not know (UnmarshalJSON does).
+//
+// What each result asks of the shop: paid, fulfil the order; failed, tell
+// the payer (a late_paid may follow); expired, release what was held (a
+// late_paid may follow); late_paid, fulfil it, or return the money where
+// the service makes refunds (its API has none); mismatch, another amount
+// was paid: hold it for a person. An order gets at most two events: one of
+// paid, failed, expired or mismatch, and after failed or expired possibly
+// late_paid or mismatch.
 package webhook

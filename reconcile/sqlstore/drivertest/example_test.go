@@ -3,6 +3,7 @@ package drivertest_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -88,6 +89,83 @@ func Example_tx() {
 	// checked 1, paid 1
 	// checked 0, paid 0
 	// credited: 499.00 INR
+}
+
+// The checkout writes its order row and the order's tracking in one
+// transaction (Sweeper.TrackTx), and only after the commit creates the
+// order at the service: the order is tracked if and only if its row
+// commits, so no order the service knows escapes the sweepers.
+func Example_trackTx() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "shop")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "shop.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE orders (id TEXT PRIMARY KEY, amount_paise BIGINT NOT NULL)`); err != nil {
+		log.Fatal(err)
+	}
+	store, err := sqlstore.New(ctx, db, sqlstore.SQLite)
+	if err != nil {
+		log.Fatal(err)
+	}
+	sb := sandbox.New() // the service's fake; a shop uses its client of the live service
+	defer sb.Close()
+	client := sb.Client()
+	sweeper, err := reconcile.New(client, store, func(context.Context, reconcile.Event) error { return nil })
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	checkout := func(orderID string, amount upicollect.Money, fail bool) error {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback() // after Commit: nothing
+		if _, err := tx.ExecContext(ctx, `INSERT INTO orders (id, amount_paise) VALUES (?, ?)`, orderID, amount.Paise()); err != nil {
+			return err
+		}
+		if err := sweeper.TrackTx(ctx, tx, reconcile.Order{ID: orderID, Amount: amount, Created: time.Now()}); err != nil {
+			return err
+		}
+		if fail {
+			return errors.New("the shop failed before its commit") // the row and the tracking roll back together
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		_, err = client.CreateOrderRequest(ctx, &upicollect.OrderRequestParams{
+			Amount: amount, OrderID: orderID, Note: "Masala chai",
+			RedirectURL: "https://shop.example.com/return?order=" + orderID,
+			Customer:    upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "9876543210"},
+		})
+		return err
+	}
+	fmt.Println("ORD-1:", checkout("ORD-1", upicollect.Rupees(499), false))
+	fmt.Println("ORD-2:", checkout("ORD-2", upicollect.Rupees(250), true))
+
+	for _, id := range []string{"ORD-1", "ORD-2"} {
+		st, err := sweeper.Lookup(ctx, id)
+		if errors.Is(err, reconcile.ErrNotTracked) {
+			fmt.Println(id, "not tracked")
+			continue
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(id, "tracked:", st.State, st.Order.Amount)
+	}
+	// Output:
+	// ORD-1: <nil>
+	// ORD-2: the shop failed before its commit
+	// ORD-1 tracked: pending 499.00
+	// ORD-2 not tracked
 }
 
 // Migrate brings a database to the schema of this release before any

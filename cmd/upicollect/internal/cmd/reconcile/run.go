@@ -57,9 +57,9 @@ final state, and deliver each event once:
                            The command also gets UPICOLLECT_DELIVERY_ID,
                            UPICOLLECT_ORDER_ID and UPICOLLECT_RESULT, and
                            not the secrets of this environment.
-  --deliver https://URL    POST the event as a signed webhook (see the
-                           README, "Webhooks for every shop"); a 2xx answer
-                           is delivered. The secret is
+  --deliver https://URL    POST the event as a signed webhook (see
+                           docs/webhooks.md: the signature, the JSON and
+                           receivers); a 2xx answer is delivered. The secret is
                            --webhook-secret-file FILE, else $` + envWebhookSecret + `.
 
 Without --deliver run refuses to start: an event is recorded only when it

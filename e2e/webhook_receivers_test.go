@@ -31,58 +31,99 @@ import (
 // other languages check themselves against.
 const webhookVectors = "../reconcile/webhook/testdata/webhook_vectors.json"
 
-// webhookSecret signs the live deliveries to the PHP receiver.
+// webhookGuide is the guide whose receivers these tests run, as printed.
+const webhookGuide = "../docs/webhooks.md"
+
+// webhookSecret signs the live deliveries to the receivers.
 var webhookSecret = []byte("whsec_5ecr3t_n0t_f0r_l0gs_7f3a9c")
 
-// webhookCtx bounds a test's waits on php.
+// webhookCtx bounds a test's waits on an interpreter.
 func webhookCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// phpReceiver returns the path of php and of the README's PHP receiver,
-// written to a file. Without php the test skips, but under CI=true it
-// fails: .ci/run installs php-cli.
-func phpReceiver(t *testing.T) (php, script string) {
-	t.Helper()
-	php, err := exec.LookPath("php")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("php is not installed (apt-get install php-cli): the README's PHP receiver is tested in CI")
-		}
-		t.Skip("php is not installed (apt-get install php-cli)")
-	}
-	readme, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
-	block := readmeBlock(t, string(readme), "## Webhooks for every shop", "php")
-	require.Contains(t, block, "function upicollect_verify(")
-	script = filepath.Join(t.TempDir(), "upicollect-webhook.php")
-	require.NoError(t, os.WriteFile(script, []byte(block), 0o644))
-	return php, script
+// receiver is one of the guide's receivers in another language.
+type receiver struct {
+	interpreter string // the command that runs it
+	pkg         string // the Debian package that installs it
+	heading     string // the guide's section that holds it
+	lang        string // its block's language
+	file        string // the file name the guide gives it
+	checker     string // e2e's script that runs its check over the vectors
+	// serve is the command line that serves the receiver at addr, and
+	// started recognises the interpreter's line saying it listens.
+	serve   func(script, addr string) []string
+	started func(line, addr string) bool
 }
 
-// readmeBlock returns the first fenced block of lang in the README's
-// section that starts with heading.
-func readmeBlock(t *testing.T, readme, heading, lang string) string {
+var (
+	phpReceiver = receiver{
+		interpreter: "php", pkg: "php-cli",
+		heading: "## A receiver in PHP", lang: "php", file: "upicollect-webhook.php",
+		checker: "testdata/check_vectors.php",
+		serve:   func(script, addr string) []string { return []string{"-S", addr, script} },
+		started: func(l, addr string) bool { return strings.Contains(l, "(http://"+addr+") started") },
+	}
+	pythonReceiver = receiver{
+		interpreter: "python3", pkg: "python3",
+		heading: "## A receiver in Python", lang: "python", file: "upicollect_webhook.py",
+		checker: "testdata/check_vectors.py",
+		serve:   func(script, addr string) []string { return []string{script, addr} },
+		started: func(l, addr string) bool { return strings.HasSuffix(l, "serving on http://"+addr) },
+	}
+)
+
+// load returns the path of the interpreter and of the guide's receiver,
+// written to a file. Without the interpreter the test skips, but under
+// CI=true it fails: .ci/run installs it.
+func (rc receiver) load(t *testing.T) (bin, script string) {
 	t.Helper()
-	i := strings.Index(readme, "\n"+heading+"\n")
-	require.GreaterOrEqual(t, i, 0, "the README has no section %q", heading)
-	section := readme[i+1:]
+	bin, err := exec.LookPath(rc.interpreter)
+	if err != nil {
+		msg := fmt.Sprintf("%s is not installed (apt-get install %s)", rc.interpreter, rc.pkg)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + ": docs/webhooks.md's receiver is tested in CI")
+		}
+		t.Skip(msg)
+	}
+	guide, err := os.ReadFile(webhookGuide)
+	require.NoError(t, err)
+	block := docBlock(t, string(guide), rc.heading, rc.lang)
+	require.Contains(t, block, "upicollect_verify(")
+	script = filepath.Join(t.TempDir(), rc.file)
+	require.NoError(t, os.WriteFile(script, []byte(block), 0o644))
+	return bin, script
+}
+
+// docBlock returns the first fenced block of lang in the guide's section
+// that starts with heading.
+func docBlock(t *testing.T, doc, heading, lang string) string {
+	t.Helper()
+	i := strings.Index(doc, "\n"+heading+"\n")
+	require.GreaterOrEqual(t, i, 0, "the guide has no section %q", heading)
+	section := doc[i+1:]
 	if end := strings.Index(section[len(heading):], "\n## "); end >= 0 {
 		section = section[:len(heading)+end]
 	}
 	m := regexp.MustCompile("(?s)\n```" + lang + "\n(.*?)\n```\n").FindStringSubmatch(section)
-	require.NotNil(t, m, "the README's section %q has no %s block", heading, lang)
+	require.NotNil(t, m, "the guide's section %q has no %s block", heading, lang)
 	return m[1] + "\n"
 }
 
-// TestPHPReceiverVectors runs the README's PHP receiver over the test
+// TestPHPReceiverVectors runs the guide's PHP receiver over the test
 // vectors: it reaches every verdict the file gives.
-func TestPHPReceiverVectors(t *testing.T) {
-	php, script := phpReceiver(t)
+func TestPHPReceiverVectors(t *testing.T) { testReceiverVectors(t, phpReceiver) }
+
+// TestPythonReceiverVectors runs the guide's Python receiver over the test
+// vectors: it reaches every verdict the file gives.
+func TestPythonReceiverVectors(t *testing.T) { testReceiverVectors(t, pythonReceiver) }
+
+func testReceiverVectors(t *testing.T, rc receiver) {
+	bin, script := rc.load(t)
 	ctx := webhookCtx(t)
-	out, err := exec.CommandContext(ctx, php, "testdata/check_vectors.php", script, webhookVectors).CombinedOutput()
+	out, err := exec.CommandContext(ctx, bin, rc.checker, script, webhookVectors).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	raw, err := os.ReadFile(webhookVectors)
 	require.NoError(t, err)
@@ -93,6 +134,7 @@ func TestPHPReceiverVectors(t *testing.T) {
 		} `json:"vectors"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &file))
+	require.NotEmpty(t, file.Vectors)
 	var want strings.Builder
 	for _, v := range file.Vectors {
 		verdict := "invalid"
@@ -104,19 +146,26 @@ func TestPHPReceiverVectors(t *testing.T) {
 	assert.Equal(t, want.String(), string(out))
 }
 
-// TestPHPReceiverLive serves the README's PHP receiver with php -S on
-// loopback and delivers to it with Sender: a genuine delivery is accepted
-// (204) and decoded, one signed with another secret or too long ago is
-// refused (400).
-func TestPHPReceiverLive(t *testing.T) {
-	php, script := phpReceiver(t)
+// TestPHPReceiverLive serves the guide's PHP receiver with php -S on
+// loopback and delivers to it with Sender.
+func TestPHPReceiverLive(t *testing.T) { testReceiverLive(t, phpReceiver) }
+
+// TestPythonReceiverLive serves the guide's Python receiver (its WSGI
+// application on wsgiref) on loopback and delivers to it with Sender.
+func TestPythonReceiverLive(t *testing.T) { testReceiverLive(t, pythonReceiver) }
+
+// testReceiverLive: a genuine delivery is accepted (204) and decoded, one
+// signed with another secret, too long ago or too far ahead is refused
+// (400), and so is a genuinely signed body over 64 KiB.
+func testReceiverLive(t *testing.T, rc receiver) {
+	bin, script := rc.load(t)
 	ctx := webhookCtx(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 
-	cmd := exec.CommandContext(ctx, php, "-S", addr, script)
+	cmd := exec.CommandContext(ctx, bin, rc.serve(script, addr)...)
 	cmd.Env = append(os.Environ(), "UPICOLLECT_WEBHOOK_SECRET="+string(webhookSecret))
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -131,7 +180,7 @@ func TestPHPReceiverLive(t *testing.T) {
 	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		for range lines { // until php's stderr closes
+		for range lines { // until the interpreter's stderr closes
 		}
 		_ = cmd.Wait()
 	})
@@ -140,21 +189,21 @@ func TestPHPReceiverLive(t *testing.T) {
 		for {
 			select {
 			case l, ok := <-lines:
-				require.True(t, ok, "php ended before %s", what)
+				require.True(t, ok, "%s ended before %s", rc.interpreter, what)
 				if match(l) {
 					return
 				}
 			case <-ctx.Done():
-				t.Fatalf("php never logged %s", what)
+				t.Fatalf("%s never logged %s", rc.interpreter, what)
 			}
 		}
 	}
-	waitLine("that it started", func(l string) bool { return strings.Contains(l, "("+"http://"+addr+") started") })
+	waitLine("that it started", func(l string) bool { return rc.started(l, addr) })
 
 	transport := &http.Transport{}
 	t.Cleanup(transport.CloseIdleConnections)
 	client := &http.Client{Transport: transport}
-	now := time.Now() // php's clock is the wall clock: its time() is compared with t
+	now := time.Now() // the receiver's clock is the wall clock: it compares t with it
 	send := func(s []byte, at time.Time) error {
 		h, err := webhook.Sender("http://"+addr+"/upicollect-webhook", s,
 			webhook.WithHTTPClient(client), webhook.WithClock(func() time.Time { return at }))
