@@ -96,6 +96,9 @@ func Execute(f *cmdutil.Factory, args []string) int {
 		return code // the command said all there is to say
 	}
 	msg := cmdutil.ErrorMessage(cmd, err)
+	if !ownText {
+		msg = iostreams.OneLine(msg) // a driver's error over many lines (PostgreSQL's, SQLite's) is one
+	}
 	if kind == cmdutil.KindInterrupted && !strings.HasPrefix(msg, "interrupted") {
 		msg = "interrupted: " + msg
 	}
