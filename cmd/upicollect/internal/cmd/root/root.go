@@ -55,7 +55,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
 	root.SetContext(f.Context)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.UsageError(err) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		intent.NewCmdIntent(f, nil), request.NewCmdRequest(f, nil), order.NewCmdOrder(f, nil),
 		link.NewCmdLink(f, nil), status.NewCmdStatus(f, nil), wait.NewCmdWait(f, nil),
