@@ -40,9 +40,11 @@ type Ledger interface {
 	Counts(ctx context.Context) (map[reconcile.State]int, error)
 }
 
-// IST is India Standard Time (UTC+05:30, no daylight saving), fixed so
-// that no time zone database is needed.
-var IST = time.FixedZone("IST", 5*3600+1800)
+// IST is India Standard Time, the zone the dashboard shows times in.
+//
+// Deprecated: use upicollect.IndiaTime, the SDK's one India time zone,
+// which IST is.
+var IST = upicollect.IndiaTime
 
 // States are the states of a ledger's orders, in the order the dashboard
 // shows them.
@@ -427,7 +429,7 @@ func istTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(IST).Format("02 Jan 2006, 15:04:05 MST")
+	return t.In(upicollect.IndiaTime).Format("02 Jan 2006, 15:04:05 MST")
 }
 
 // rupees is "₹499.00"; "" for 0.
