@@ -27,6 +27,7 @@ import (
 	"time"
 
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/loopback"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -92,7 +93,7 @@ func WithClock(now func() time.Time) Option {
 func WithHosts(hosts ...string) Option {
 	return func(o *options) {
 		for _, h := range hosts {
-			o.hosts = append(o.hosts, hostName(h))
+			o.hosts = append(o.hosts, loopback.HostName(h))
 		}
 	}
 }
@@ -151,7 +152,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, "host")
 		return
 	}
-	if !allowedOrigin(r) {
+	if !h.allowedOrigin(r) {
 		h.refuse(w, r, "origin")
 		return
 	}
