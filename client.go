@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -18,6 +17,7 @@ import (
 	"github.com/upicollect/upicollect-go/internal/redact"
 	"github.com/upicollect/upicollect-go/internal/retry"
 	"github.com/upicollect/upicollect-go/internal/vocab"
+	"github.com/upicollect/upicollect-go/loopback"
 )
 
 // Client calls the Payment Collection Service. It is immutable once made and
@@ -77,7 +77,7 @@ func NewClient(creds Credentials, opts ...Option) (*Client, error) {
 	case s.baseURL == nil && !s.baseURLGiven:
 		errs = append(errs, errors.New("upicollect: no base URL: pass WithBaseURL"))
 	case s.baseURL == nil: // WithBaseURL reported why it refused the URL
-	case s.baseURL.Scheme == "http" && !s.insecureHTTP && !isLoopback(s.baseURL.Hostname()):
+	case s.baseURL.Scheme == "http" && !s.insecureHTTP && !loopback.Host(s.baseURL.Hostname()):
 		errs = append(errs, fmt.Errorf("upicollect: base URL %q: https is required for a non-loopback host (WithInsecureHTTP allows http)", s.baseURL.Redacted()))
 	}
 	if s.maxConns != 0 && s.httpClient != nil {
@@ -207,14 +207,6 @@ func userAgent(product string) string {
 		ua += " " + product
 	}
 	return ua
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // serverOf is the host and port of the base URL u, for CallInfo.

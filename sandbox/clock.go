@@ -57,11 +57,14 @@ type MovableClock interface {
 // OffsetClock is real time plus an offset that Advance and Set move: a
 // sandbox on it runs at the wall clock's pace, and a person who wants to
 // see tomorrow's late outcomes advances it by a day. `upicollect sandbox`
-// serves on one. It is safe for concurrent use.
+// serves on one. It holds any time a time.Time can: it keeps the time it
+// was last moved to and base's reading then, not a time.Duration, which
+// would wrap after 292 years. It is safe for concurrent use.
 type OffsetClock struct {
 	base   func() time.Time
 	mu     sync.Mutex
-	offset time.Duration
+	at     time.Time // the clock's time when base read baseAt
+	baseAt time.Time
 }
 
 // NewOffsetClock returns an OffsetClock over base (nil: time.Now) with no
@@ -70,37 +73,41 @@ func NewOffsetClock(base func() time.Time) *OffsetClock {
 	if base == nil {
 		base = time.Now
 	}
-	return &OffsetClock{base: base}
+	now := base()
+	return &OffsetClock{base: base, at: now, baseAt: now}
 }
 
 // Now returns base's time plus the offset.
 func (c *OffsetClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.base().Add(c.offset)
+	return c.now()
 }
+
+func (c *OffsetClock) now() time.Time { return c.at.Add(c.base().Sub(c.baseAt)) }
 
 // Advance adds d to the offset and returns the new time.
 func (c *OffsetClock) Advance(d time.Duration) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.offset += d
-	return c.base().Add(c.offset)
+	c.at = c.at.Add(d)
+	return c.now()
 }
 
 // Set makes the clock read t now; from then on it runs at base's pace.
 func (c *OffsetClock) Set(t time.Time) {
 	c.mu.Lock()
-	c.offset = t.Sub(c.base())
+	c.at, c.baseAt = t, c.base()
 	c.mu.Unlock()
 }
 
 // Offset returns how far the clock is ahead of base (behind, if
-// negative).
+// negative), saturated at the largest (or smallest) time.Duration when it
+// is further than that.
 func (c *OffsetClock) Offset() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.offset
+	return c.at.Sub(c.baseAt)
 }
 
 // WithMovableClock makes c the sandbox's clock, as WithClock(c.Now) does,

@@ -121,12 +121,20 @@ type clockAnswer struct {
 	Now string `json:"now"`
 }
 
+// lastClockTime is the latest time POST /sandbox/clock moves a clock to:
+// the end of the year 9998. The clock's answers (RFC 3339) and the
+// service's expiry write four-digit years, and a year's room keeps the
+// running clock, India time and an intent's expiry within them.
+var lastClockTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC).Add(-time.Nanosecond)
+
 // moveClock answers POST /sandbox/clock, JSON {"advance":"2h"} (a Go
 // duration, not negative) or {"set":"2026-03-01T10:00:00Z"} (RFC 3339,
 // not before the sandbox's time), with the new time as GET does. The
 // clock only moves forward: orders already created, settled and
-// scheduled keep times that stay in the past. A sandbox without
-// WithMovableClock answers 409.
+// scheduled keep times that stay in the past. A move the clock cannot
+// hold (past lastClockTime) is refused with 409, a body that is not one
+// of the two with 400, and the clock stays where it was. A sandbox
+// without WithMovableClock answers 409.
 func (s *Service) moveClock(w http.ResponseWriter, r *http.Request, req *request) {
 	if !s.controlBody(w, r, req, nil) {
 		return
@@ -149,25 +157,38 @@ func (s *Service) moveClock(w http.ResponseWriter, r *http.Request, req *request
 	}
 	s.clockMu.Lock()
 	defer s.clockMu.Unlock()
+	now := c.Now()
+	var d time.Duration
+	var at time.Time
 	if body.Advance != nil {
-		d, err := time.ParseDuration(*body.Advance)
+		var err error
+		d, err = time.ParseDuration(*body.Advance)
 		if err != nil || d < 0 {
 			writeValue(w, http.StatusBadRequest, controlError{`advance must be a duration such as "90s" or "2h", not negative`})
 			return
 		}
-		c.Advance(d)
+		at = now.Add(d) // saturates far past lastClockTime rather than wrap
 	} else {
-		at, err := time.Parse(time.RFC3339Nano, *body.Set)
+		var err error
+		at, err = time.Parse(time.RFC3339Nano, *body.Set)
 		if err != nil {
 			writeValue(w, http.StatusBadRequest, controlError{`set must be an RFC 3339 time such as "2026-03-01T10:00:00Z"`})
 			return
 		}
-		now := c.Now()
 		if at.Before(now) {
 			writeValue(w, http.StatusConflict, controlError{"set " + at.Format(clockFormat) +
 				" is before the sandbox's time " + now.Format(clockFormat) + ": the clock only moves forward"})
 			return
 		}
+	}
+	if at.After(lastClockTime) {
+		writeValue(w, http.StatusConflict, controlError{"the sandbox's clock cannot move past " + lastClockTime.Format(clockFormat) +
+			" (it is " + now.Format(clockFormat) + "); the clock did not move"})
+		return
+	}
+	if body.Advance != nil {
+		c.Advance(d)
+	} else {
 		c.Set(at.In(now.Location())) // the sandbox's zone stays, and every answer one length
 	}
 	writeValue(w, http.StatusOK, clockAnswer{c.Now().Format(clockFormat)})

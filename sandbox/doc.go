@@ -138,9 +138,10 @@
 // A clock given with WithMovableClock can also be moved from outside the
 // process, forward only: POST /sandbox/clock with JSON {"advance":"2h"}
 // (a Go duration) or {"set":"2026-03-01T10:00:00Z"} (RFC 3339, not before
-// the sandbox's time) answers the new time as GET does. `upicollect
-// sandbox` serves on an OffsetClock (real time plus what was advanced),
-// so late payments can be tried by hand:
+// the sandbox's time) answers the new time as GET does, up to the end of
+// the year 9998; a move it cannot make is refused and leaves the clock as
+// it was. `upicollect sandbox` serves on an OffsetClock (real time plus
+// what was advanced), so late payments can be tried by hand:
 //
 //	upicollect sandbox pay ORDER_ID --result FAIL
 //	upicollect sandbox pay ORDER_ID --result SUCCESS --after 3h
@@ -162,8 +163,10 @@
 //	                                      (RFC 3339 with nanoseconds)
 //	POST   /sandbox/clock                 move a WithMovableClock forward: JSON {"advance":"2h"} or
 //	                                      {"set":"2026-03-01T10:00:00Z"}; answers the new time as GET;
-//	                                      400 for a bad body or a negative advance, 409 for a set before
-//	                                      the sandbox's time or a clock that cannot be moved
+//	                                      400 for a bad body or an advance that is negative or no Go
+//	                                      duration, 409 for a set before the sandbox's time, a move past
+//	                                      the end of 9998 or a clock that cannot be moved; the clock then
+//	                                      stays as it was
 //	GET    /sandbox/stats                 server-side counts (JSON Stats): API requests per operation,
 //	                                      API answers per HTTP status, the quota's 429s, connections
 //	DELETE /sandbox/stats                 set the counts to zero; answers 204

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -147,4 +148,86 @@ func TestMoveClockSettlesLatePayment(t *testing.T) {
 	assert.Equal(t, "SUCCESS", txnStatus(t, s, "late-1"), "due now")
 	o, _ := s.Order("late-1")
 	assert.True(t, o.SettledAt.Equal(t0.Add(3*time.Hour)), "settled at its scheduled time: %v", o.SettledAt)
+}
+
+// TestMoveClockBounds: the clock moves to any time up to lastClockTime,
+// and no further: an advance or set past it is refused with 409, one
+// that is not a duration (beyond time.Duration) with 400, and the clock
+// stays where it was. An OffsetClock, which `upicollect sandbox` serves
+// on, holds more than a time.Duration of offset without wrapping.
+func TestMoveClockBounds(t *testing.T) {
+	const maxDuration = "2562047h47m16.854775807s" // time.Duration's largest
+	last := time.Date(9998, 12, 31, 23, 59, 59, 999999999, time.UTC)
+	type step struct {
+		body string
+		code int
+	}
+	tests := []struct {
+		name    string
+		steps   []step
+		wantNow time.Time
+		errText string // in the last step's answer
+	}{
+		{name: "the largest duration", steps: []step{{`{"advance":"` + maxDuration + `"}`, 200}},
+			wantNow: t0.Add(math.MaxInt64)},
+		{name: "the largest duration twice: no wrap", steps: []step{{`{"advance":"2562047h"}`, 200}, {`{"advance":"2562047h"}`, 200}},
+			wantNow: t0.Add(2562047 * time.Hour).Add(2562047 * time.Hour)},
+		{name: "beyond a duration", steps: []step{{`{"advance":"2562048h"}`, 400}},
+			wantNow: t0, errText: "advance must be a duration"},
+		{name: "set to the last time", steps: []step{{`{"set":"9998-12-31T23:59:59.999999999Z"}`, 200}},
+			wantNow: last},
+		{name: "set a nanosecond past it", steps: []step{{`{"set":"9999-01-01T00:00:00Z"}`, 409}},
+			wantNow: t0, errText: "cannot move past 9998-12-31T23:59:59.999999999Z"},
+		{name: "set to the year's end", steps: []step{{`{"set":"9999-12-31T00:00:00Z"}`, 409}},
+			wantNow: t0, errText: "the clock did not move"},
+		{name: "set to the last time in India time", steps: []step{{`{"set":"9999-01-01T05:29:59.999999999+05:30"}`, 200}},
+			wantNow: last},
+		{name: "advance onto the last time", steps: []step{{`{"set":"9998-12-31T23:59:59.999999998Z"}`, 200}, {`{"advance":"1ns"}`, 200}},
+			wantNow: last},
+		{name: "advance past the last time", steps: []step{{`{"set":"9998-12-31T23:59:59.999999999Z"}`, 200}, {`{"advance":"1ns"}`, 409}},
+			wantNow: last, errText: "cannot move past"},
+		{name: "advance by nothing at the last time", steps: []step{{`{"set":"9998-12-31T23:59:59.999999999Z"}`, 200}, {`{"advance":"0s"}`, 200}},
+			wantNow: last},
+		{name: "advance far past it, near the end of time.Time", steps: []step{{`{"set":"9998-12-31T00:00:00Z"}`, 200}, {`{"advance":"` + maxDuration + `"}`, 409}},
+			wantNow: time.Date(9998, 12, 31, 0, 0, 0, 0, time.UTC), errText: "cannot move past"},
+		{name: "back from the last time", steps: []step{{`{"set":"9998-12-31T23:59:59.999999999Z"}`, 200}, {`{"set":"2025-01-15T10:00:00Z"}`, 409}},
+			wantNow: last, errText: "only moves forward"},
+	}
+	clocks := map[string]func() MovableClock{
+		"ManualClock": func() MovableClock { return newFakeClock() },
+		"OffsetClock": func() MovableClock { return NewOffsetClock(newFakeClock().Now) },
+	}
+	for kind, newClock := range clocks {
+		for _, tt := range tests {
+			t.Run(kind+"/"+tt.name, func(t *testing.T) {
+				clock := newClock()
+				s := Start(t, WithMovableClock(clock))
+				var a answer
+				for _, st := range tt.steps {
+					a = clockPost(t, s, st.body, nil)
+					require.Equal(t, st.code, a.code, "%s: %s", st.body, a.body)
+				}
+				assert.True(t, clock.Now().Equal(tt.wantNow), "clock at %v, want %v", clock.Now(), tt.wantNow)
+				assert.Contains(t, string(a.body), tt.errText)
+				assert.JSONEq(t, `{"now":"`+tt.wantNow.Format(clockFormat)+`"}`, string(get(t, s, clockPath).body))
+			})
+		}
+	}
+}
+
+// TestOffsetClockBeyondDuration: an OffsetClock moved further than a
+// time.Duration reads the time it was moved to and runs on at its base's
+// pace; Offset saturates.
+func TestOffsetClockBeyondDuration(t *testing.T) {
+	base := newFakeClock()
+	c := NewOffsetClock(base.Now)
+	far := time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.Set(far)
+	assert.True(t, c.Now().Equal(far))
+	assert.Equal(t, time.Duration(math.MaxInt64), c.Offset(), "saturated")
+	base.Advance(time.Minute)
+	assert.True(t, c.Now().Equal(far.Add(time.Minute)))
+	assert.True(t, c.Advance(math.MaxInt64).Equal(far.Add(time.Minute).Add(math.MaxInt64)))
+	c.Set(t0.Add(-time.Hour))
+	assert.Equal(t, -time.Hour-time.Minute, c.Offset(), "behind its base")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmd/root"
 	sandboxcmd "github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmd/sandbox"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
+	"github.com/upicollect/upicollect-go/sandbox"
 )
 
 // The exit codes, error kinds and environment names the end-to-end tests
@@ -51,7 +52,7 @@ func newFactory(ctx context.Context, stdin io.Reader, getenv func(string) string
 }
 
 // sandboxInfo is the JSON line `upicollect sandbox` prints.
-type sandboxInfo = sandboxcmd.Info
+type sandboxInfo = sandbox.Info
 
 // wantsJSON reports whether args ask for --json.
 func wantsJSON(args []string) bool { return root.WantsJSON(args) }

@@ -307,6 +307,9 @@ func TestGoldenHuman(t *testing.T) {
 	r := cli(t, env, "", intentArgs("cli-human-1")...)
 	require.Equal(t, exitOK, r.code, r.output())
 	golden(t, "intent.txt", n, r.stdout)
+	r = cli(t, env, "", "status", "cli-human-1")
+	require.Equal(t, exitOK, r.code, r.output())
+	golden(t, "status_pending.txt", n, r.stdout) // created seconds ago: waiting for the payer, no alarm
 	pay(t, s, "cli-human-1", "SUCCESS", "123456789012")
 	r = cli(t, env, "", "status", "cli-human-1")
 	require.Equal(t, exitOK, r.code, r.output())

@@ -16,7 +16,7 @@ func TestUnknownOrder(t *testing.T) {
 
 	r := cli(t, env, "", "status", "nobody-made-this")
 	assert.Equal(t, exitOK, r.code, "an unknown order is not an error: %s", r.output())
-	assert.Contains(t, r.stdout, "Status   PENDING, not found: the service does not know this order")
+	assert.Contains(t, r.stdout, "Status  PENDING, waiting for the payer (no payment started; a mistyped order id reads the same)")
 	r = cli(t, env, "", "status", "nobody-made-this", "--json")
 	assert.Contains(t, r.stdout, `"txn_status":"PENDING","not_found":true`)
 

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/sandbox"
 )
 
 // TestQRLint: a upi: link is read first; one a payer's app would misread
@@ -36,6 +40,42 @@ func TestQRLint(t *testing.T) {
 			assert.Equal(t, tt.drawn, r.stdout != "", "drawn: %q", r.stdout)
 		})
 	}
+}
+
+// TestQRSandboxLinks: the links a sandbox makes (the generic link and
+// each app's, from a real intent) draw without a warning, though they
+// carry a transaction reference without a merchant code, as the service's
+// do; the same link to another payee is warned about, and a sandbox link
+// with another problem still is.
+func TestQRSandboxLinks(t *testing.T) {
+	s := sandbox.Start(t)
+	in, err := s.Client().CreatePaymentIntent(context.Background(), &upicollect.IntentParams{Amount: upicollect.Rupees(499),
+		RedirectURL: "https://shop.example/thanks", Note: "Order 42",
+		Customer: upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "9876543210"}})
+	require.NoError(t, err)
+	require.Contains(t, in.Link, "&tr=", "the case in point: a transaction reference")
+	require.NotContains(t, in.Link, "mc=", "the case in point: no merchant code")
+
+	links := []string{in.Link}
+	for _, l := range in.AppLinks {
+		links = append(links, l)
+	}
+	for _, l := range links {
+		r := cli(t, nil, l, "qr", "-")
+		assert.Equal(t, exitOK, r.code, r.output())
+		assert.Empty(t, r.stderr, "%s", l)
+		assert.NotEmpty(t, r.stdout)
+	}
+
+	other := strings.Replace(in.Link, "pa="+sandbox.DefaultMerchantVPA, "pa=shop@okaxis", 1)
+	require.NotEqual(t, in.Link, other)
+	r := cli(t, nil, "", "qr", other)
+	assert.Equal(t, exitOK, r.code, r.output())
+	assert.Equal(t, "upicollect: warning: mc: a transaction reference without a merchant code\n", r.stderr)
+
+	r = cli(t, nil, "", "qr", strings.Replace(in.Link, "cu=INR", "cu=USD", 1))
+	assert.Equal(t, exitOK, r.code, r.output())
+	assert.Equal(t, "upicollect: warning: cu: currency USD: UPI settles INR only\n", r.stderr)
 }
 
 // TestIntentLinksChecked: an intent whose links fail the SDK's checks (a

@@ -126,6 +126,8 @@ func TestSandboxControlErrors(t *testing.T) {
 		{"two durations", s.URL(), []string{"advance", "1h", "2h"}, exitUsage, kindUsage, "accepts at most 1 arg", false},
 		{"bad base URL", "127.0.0.1:8787", []string{"advance", "1h"}, exitUsage, kindUsage, "not an absolute http or https URL", false},
 		{"back in time", s.URL(), []string{"advance", "--to", "2025-01-14T00:00:00Z"}, exitRefused, kindRefused, "only moves forward", true},
+		{"past what the clock holds", s.URL(), []string{"advance", "--to", "9999-12-31T00:00:00Z"}, exitRefused, kindRefused, "cannot move past 9998-12-31", true},
+		{"beyond a duration", s.URL(), []string{"advance", "2562048h"}, exitUsage, kindUsage, `DURATION "2562048h" is not a duration`, false},
 		{"not movable", fixed.URL(), []string{"advance", "1h"}, exitRefused, kindRefused, "cannot be moved", true},
 		{"no sandbox", gone, []string{"advance", "1h"}, exitFailure, kindTransport, "is `upicollect sandbox` running?", false},
 		{"bad result", s.URL(), []string{"pay", "paid-1", "--result", "PAID"}, exitUsage, kindUsage, `--result "PAID"`, false},

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"os/signal"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/loopback"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -162,12 +162,5 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) error {
 // started with `upicollect sandbox` listens.
 func isLoopback(base string) bool {
 	u, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	if u.Hostname() == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(u.Hostname())
-	return ip != nil && ip.IsLoopback()
+	return err == nil && loopback.Host(u.Hostname())
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	upicollect "github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -69,8 +70,8 @@ type day struct {
 // newChart counts the events of orders over the days days ending on
 // now's day (IST).
 func newChart(orders []reconcile.OrderState, now time.Time, days int) chart {
-	now = now.In(IST)
-	last := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, IST)
+	now = now.In(upicollect.IndiaTime)
+	last := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, upicollect.IndiaTime)
 	first := last.AddDate(0, 0, -(days - 1))
 	c := chart{Width: chartW, Height: chartH, From: first, To: last}
 	c.Days = make([]day, days)
@@ -80,8 +81,8 @@ func newChart(orders []reconcile.OrderState, now time.Time, days int) chart {
 	perResult := make([]int, len(chartResults))
 	for _, o := range orders {
 		for _, e := range o.Events {
-			at := e.At.In(IST)
-			d := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, IST)
+			at := e.At.In(upicollect.IndiaTime)
+			d := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, upicollect.IndiaTime)
 			i := dayIndex(first, d)
 			k := resultIndex(e.Result)
 			if i < 0 || i >= days || k < 0 {

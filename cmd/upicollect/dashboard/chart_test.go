@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	upicollect "github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -26,7 +27,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 func TestChartGolden(t *testing.T) {
 	ev := func(r reconcile.Result, daysAgo int, hour int) reconcile.Event {
 		d := now.AddDate(0, 0, -daysAgo)
-		return reconcile.Event{Result: r, At: time.Date(d.Year(), d.Month(), d.Day(), hour, 0, 0, 0, IST)}
+		return reconcile.Event{Result: r, At: time.Date(d.Year(), d.Month(), d.Day(), hour, 0, 0, 0, upicollect.IndiaTime)}
 	}
 	many := func(n int, r reconcile.Result, daysAgo int) []reconcile.OrderState {
 		out := make([]reconcile.OrderState, n)

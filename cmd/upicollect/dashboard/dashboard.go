@@ -27,6 +27,7 @@ import (
 	"time"
 
 	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/loopback"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -34,9 +35,11 @@ import (
 // reconcile.Reader.
 type Ledger = reconcile.Reader
 
-// IST is India Standard Time (UTC+05:30, no daylight saving), fixed so
-// that no time zone database is needed.
-var IST = time.FixedZone("IST", 5*3600+1800)
+// IST is India Standard Time, the zone the dashboard shows times in.
+//
+// Deprecated: use upicollect.IndiaTime, the SDK's one India time zone,
+// which IST is.
+var IST = upicollect.IndiaTime
 
 // States are the states of a ledger's orders, in the order the dashboard
 // shows them.
@@ -84,7 +87,7 @@ func WithClock(now func() time.Time) Option {
 func WithHosts(hosts ...string) Option {
 	return func(o *options) {
 		for _, h := range hosts {
-			o.hosts = append(o.hosts, hostName(h))
+			o.hosts = append(o.hosts, loopback.HostName(h))
 		}
 	}
 }
@@ -143,7 +146,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, "host")
 		return
 	}
-	if !allowedOrigin(r) {
+	if !h.allowedOrigin(r) {
 		h.refuse(w, r, "origin")
 		return
 	}
@@ -421,7 +424,7 @@ func istTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(IST).Format("02 Jan 2006, 15:04:05 MST")
+	return t.In(upicollect.IndiaTime).Format("02 Jan 2006, 15:04:05 MST")
 }
 
 // rupees is "₹499.00"; "" for 0.

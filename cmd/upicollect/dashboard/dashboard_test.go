@@ -28,7 +28,7 @@ func testContext(t *testing.T) context.Context {
 
 // now is the tests' "today": 10:00 IST. Events are spread over the days
 // before it.
-var now = time.Date(2026, 11, 26, 10, 0, 0, 0, IST)
+var now = time.Date(2026, 11, 26, 10, 0, 0, 0, upicollect.IndiaTime)
 
 // shopLedger is a memory ledger whose orders a sweeper took, through a
 // sandbox of the service, to every state: steps at chosen times spread the

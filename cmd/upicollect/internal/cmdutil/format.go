@@ -4,7 +4,6 @@ import (
 	"time"
 
 	upicollect "github.com/upicollect/upicollect-go"
-	"github.com/upicollect/upicollect-go/cmd/upicollect/dashboard"
 )
 
 // Version is this build's version: the SDK's, which is the one version
@@ -54,5 +53,5 @@ func IndiaTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(dashboard.IST).Format("2006-01-02 15:04:05 MST")
+	return t.In(upicollect.IndiaTime).Format("2006-01-02 15:04:05 MST")
 }

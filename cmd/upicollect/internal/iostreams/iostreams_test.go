@@ -149,3 +149,32 @@ func basicPair(public, secret string) string {
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// TestOneLine: a failure over many lines is one line: pgx's attempts
+// (tab-indented, the same one twice when it retries without TLS),
+// errors.Join's parts, CRLF breaks; other control characters stay for
+// TerminalSafe.
+func TestOneLine(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"one line", "dial tcp: connection refused", "dial tcp: connection refused"},
+		{"empty", "", ""},
+		{"pgx, retried without TLS", "failed to connect to `user=shop database=shop`:\n\t127.0.0.1:5432 (localhost): dial error: refused\n\t127.0.0.1:5432 (localhost): dial error: refused",
+			"failed to connect to `user=shop database=shop`: 127.0.0.1:5432 (localhost): dial error: refused"},
+		{"pgx, two hosts", "failed to connect:\n\t127.0.0.1:5432 (localhost): refused\n\t[::1]:5432 (localhost): refused",
+			"failed to connect: 127.0.0.1:5432 (localhost): refused; [::1]:5432 (localhost): refused"},
+		{"errors.Join", "sqlstore: order \"o-1\": database is locked\nsqlstore: order \"o-1\": recording the retry: database is locked",
+			"sqlstore: order \"o-1\": database is locked; sqlstore: order \"o-1\": recording the retry: database is locked"},
+		{"CRLF and blank lines", "first\r\n\r\n  second  \n\n", "first; second"},
+		{"a repeat not in a row stays", "a\nb\na", "a; b; a"},
+		{"other controls stay", "bell\x07\nesc\x1b[2J", "bell\x07; esc\x1b[2J"},
+		{"tabs within a line stay", "a\tb\nc", "a\tb; c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := OneLine(tt.in)
+			assert.Equal(t, tt.want, got)
+			assert.NotContains(t, got, "\n")
+		})
+	}
+	assert.Equal(t, `x\x07; y`, TerminalSafe(OneLine("x\x07\n\ty")), "what TerminalSafe then escapes")
+}

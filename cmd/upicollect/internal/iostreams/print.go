@@ -87,3 +87,35 @@ func MultilineSafe(msg string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// OneLine is msg, a command's failure, as one line: drivers write errors
+// over many (pgx puts each connection attempt on a tab-indented line of
+// its own, twice when it retries without TLS; errors.Join joins with line
+// breaks), which TerminalSafe would show as \x0a\x09 escapes. Each line
+// is trimmed of its spaces and tabs, an empty line or one that repeats the
+// line before it is dropped, and the rest are joined with "; ", or with a
+// space after a line that ends with ":" (it introduces the next). Other
+// control characters stay for TerminalSafe to escape.
+func OneLine(msg string) string {
+	if !strings.ContainsAny(msg, "\n") {
+		return msg
+	}
+	var b strings.Builder
+	prev := ""
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.Trim(strings.TrimSuffix(l, "\r"), " \t")
+		if l == "" || l == prev {
+			continue
+		}
+		switch {
+		case b.Len() == 0:
+		case strings.HasSuffix(prev, ":"):
+			b.WriteString(" ")
+		default:
+			b.WriteString("; ")
+		}
+		b.WriteString(l)
+		prev = l
+	}
+	return b.String()
+}

@@ -375,10 +375,4 @@ func TestServeRun(t *testing.T) {
 		assert.Equal(t, tt.code, code, "%q", tt.args)
 		assert.Empty(t, stdout.String())
 	}
-	for _, h := range []string{"localhost", "LocalHost", "127.0.0.2", "::1", "[::1]"} {
-		assert.True(t, loopbackHost(h), h)
-	}
-	for _, h := range []string{"", "shop.example", "10.0.0.1", "0.0.0.0", "localhost.example"} {
-		assert.False(t, loopbackHost(h), h)
-	}
 }

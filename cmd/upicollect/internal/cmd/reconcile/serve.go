@@ -7,13 +7,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
+
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/dashboard"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
+	"github.com/upicollect/upicollect-go/loopback"
 )
 
 // defaultDashboardAddr is fixed so that a bookmark finds the dashboard.
@@ -65,16 +66,6 @@ Ctrl-C (exit 130).`,
 	return cmd
 }
 
-// loopbackHost reports whether host (of HOST:PORT) is a loopback name or
-// address.
-func loopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
-}
-
 // dashboardHosts are the names the dashboard answers besides loopback:
 // the --addr host and the --host names. An unspecified address (0.0.0.0,
 // ::, or none) names no host a browser would send.
@@ -103,7 +94,7 @@ func serveRun(sf *ServeOptions) error {
 	if err != nil {
 		return cmdutil.UsageError(fmt.Errorf("--addr %q: want HOST:PORT, like %s", iostreams.TerminalSafe(sf.Addr), defaultDashboardAddr))
 	}
-	if !loopbackHost(host) && !sf.AllowRemote {
+	if !loopback.Host(host) && !sf.AllowRemote {
 		return cmdutil.UsageError(fmt.Errorf("--addr %s is not a loopback address: the dashboard has no login and shows every order "+
 			"to whoever reaches it; add --allow-remote if it is behind one", iostreams.TerminalSafe(sf.Addr)))
 	}

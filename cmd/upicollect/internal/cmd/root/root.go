@@ -55,7 +55,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	root.SetOut(f.IOStreams.Out)
 	root.SetErr(f.IOStreams.ErrOut)
 	root.SetContext(f.Context)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.UsageError(err) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		intent.NewCmdIntent(f, nil), request.NewCmdRequest(f, nil), order.NewCmdOrder(f, nil),
 		link.NewCmdLink(f, nil), status.NewCmdStatus(f, nil), wait.NewCmdWait(f, nil),
@@ -96,6 +96,9 @@ func Execute(f *cmdutil.Factory, args []string) int {
 		return code // the command said all there is to say
 	}
 	msg := cmdutil.ErrorMessage(cmd, err)
+	if !ownText {
+		msg = iostreams.OneLine(msg) // a driver's error over many lines (PostgreSQL's, SQLite's) is one
+	}
 	if kind == cmdutil.KindInterrupted && !strings.HasPrefix(msg, "interrupted") {
 		msg = "interrupted: " + msg
 	}

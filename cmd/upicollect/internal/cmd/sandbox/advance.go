@@ -16,7 +16,9 @@ const advanceLong = `Move the sandbox's clock forward, so that payments schedule
 sweeper sees late outcomes without waiting for them. The sandbox must have
 been started by 'upicollect sandbox', whose clock is real time plus what was
 advanced (a sandbox in a test moves only with sandbox.WithMovableClock). The
-clock only moves forward. Prints the new sandbox time.`
+clock only moves forward, up to the end of the year 9998: a move back or
+past that is refused (exit 3) and the clock stays where it was. Prints the
+new sandbox time.`
 
 const advanceExample = `  upicollect sandbox advance 2h
   upicollect sandbox advance 26h30m --json

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"flag"
 	"testing"
 	"time"
 
@@ -112,15 +113,7 @@ func TestNewCmdSandbox(t *testing.T) {
 	cmd := NewCmdSandbox(f, func(o *SandboxOptions) error { got = o; return nil })
 	require.NoError(t, cmdtest.ExecuteIn(ended, cmd))
 	require.NotNil(t, got)
-	assert.Equal(t, "127.0.0.1:8787", got.addr)
-	assert.Equal(t, sandbox.DefaultIntentTTL, got.intentTTL)
-	assert.Zero(t, got.latency)
-	assert.Zero(t, got.rateLimit)
-	assert.False(t, got.strict)
-	assert.False(t, got.quiet)
-	assert.Empty(t, got.variants)
-	assert.Empty(t, got.faults)
-	assert.Empty(t, got.publicURL)
+	assert.Equal(t, sandbox.NewServeConfig(), got.Config, "the defaults")
 	creds, err := got.Credentials()
 	require.NoError(t, err)
 	assert.Equal(t, upicollect.Credentials{MID: "ENVMID", PublicKey: "pk_env", SecretKey: "sk_env"}, creds)
@@ -130,18 +123,24 @@ func TestNewCmdSandbox(t *testing.T) {
 	require.NoError(t, cmdtest.ExecuteIn(ended, cmd, "--addr", "127.0.0.1:0", "--mid", "FLAGMID", "--public-url", "https://pay.example",
 		"--variant", "status-in-data", "--variant", "string-amounts", "--fault", "status=500", "--fault", "latency=1s",
 		"--strict", "--quiet", "--intent-ttl", "5m", "--latency", "20ms", "--rate-limit", "2.5"))
-	assert.Equal(t, "127.0.0.1:0", got.addr)
-	assert.Equal(t, "https://pay.example", got.publicURL)
-	assert.Equal(t, []string{"status-in-data", "string-amounts"}, got.variants)
-	assert.Equal(t, []string{"status=500", "latency=1s"}, got.faults)
-	assert.True(t, got.strict)
-	assert.True(t, got.quiet)
-	assert.Equal(t, 5*time.Minute, got.intentTTL)
-	assert.Equal(t, 20*time.Millisecond, got.latency)
-	assert.InDelta(t, 2.5, got.rateLimit, 0)
+	assert.Equal(t, &sandbox.ServeConfig{Addr: "127.0.0.1:0", PublicURL: "https://pay.example",
+		Variants: []string{"status-in-data", "string-amounts"}, Faults: []string{"status=500", "latency=1s"},
+		Strict: true, Quiet: true, IntentTTL: 5 * time.Minute, Latency: 20 * time.Millisecond, RateLimit: 2.5}, got.Config)
 	creds, err = got.Credentials()
 	require.NoError(t, err)
 	assert.Equal(t, "FLAGMID", creds.MID, "the flag over the environment")
+
+	// The sandbox's own flags are sandbox.ServeConfig's, as
+	// cmd/upicollect-sandbox's are: same names, same defaults.
+	goFlags := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	sandbox.NewServeConfig().AddFlags(goFlags)
+	goFlags.VisitAll(func(gf *flag.Flag) {
+		pf := cmd.Flags().Lookup(gf.Name)
+		if assert.NotNil(t, pf, "--%s", gf.Name) {
+			assert.Equal(t, gf.DefValue, pf.DefValue, "--%s", gf.Name)
+			assert.Equal(t, gf.Usage, pf.Usage, "--%s", gf.Name)
+		}
+	})
 
 	var names []string
 	for _, c := range cmd.Commands() {

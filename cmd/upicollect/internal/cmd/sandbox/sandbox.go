@@ -4,13 +4,10 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
-	"log/slog"
-	"net"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	upicollect "github.com/upicollect/upicollect-go"
@@ -19,18 +16,9 @@ import (
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
-// defaultSandboxAddr is fixed so that scripts and the quickstart can find a
-// sandbox started by hand without reading its output.
-const defaultSandboxAddr = "127.0.0.1:8787"
-
-// Info is the one JSON line printed on stdout: what a script needs
-// to talk to the sandbox. Printing the secret is intended: it is fake.
-type Info struct {
-	BaseURL   string `json:"base_url"`
-	MID       string `json:"mid"`
-	PublicKey string `json:"public_key"`
-	SecretKey string `json:"secret_key"`
-}
+// defaultSandboxAddr is where the control commands look for a sandbox
+// when told nothing: where `upicollect sandbox` listens by default.
+const defaultSandboxAddr = sandbox.DefaultAddr
 
 // SandboxOptions are what `upicollect sandbox` runs with.
 type SandboxOptions struct {
@@ -38,13 +26,11 @@ type SandboxOptions struct {
 	Ctx context.Context
 	// Credentials resolves the MID and keys, flags over environment.
 	Credentials func() (upicollect.Credentials, error)
+	// Config is the sandbox's own flags, bound by sandbox.ServeConfig's
+	// AddFlags: the same as cmd/upicollect-sandbox's.
+	Config *sandbox.ServeConfig
 
-	creds              cmdutil.CredFlags
-	addr, publicURL    string
-	variants, faults   []string
-	strict, quiet      bool
-	intentTTL, latency time.Duration
-	rateLimit          float64
+	creds cmdutil.CredFlags
 }
 
 const sandboxLong = `Serve a fake Payment Collection Service on the loopback interface and print
@@ -75,7 +61,7 @@ const sandboxExample = `  upicollect sandbox
 // NewCmdSandbox is `upicollect sandbox` with its subcommands advance and
 // pay; runF, when not nil, runs instead of sandboxRun (tests).
 func NewCmdSandbox(f *cmdutil.Factory, runF func(*SandboxOptions) error) *cobra.Command {
-	sf := &SandboxOptions{IO: f.IOStreams}
+	sf := &SandboxOptions{IO: f.IOStreams, Config: sandbox.NewServeConfig()}
 	cmd := &cobra.Command{
 		Use:     "sandbox",
 		Short:   "Serve a local sandbox of the service",
@@ -92,87 +78,30 @@ func NewCmdSandbox(f *cmdutil.Factory, runF func(*SandboxOptions) error) *cobra.
 		},
 	}
 	cmd.AddCommand(NewCmdAdvance(f, nil), NewCmdPay(f, nil))
-	fl := cmd.Flags()
-	fl.StringVar(&sf.addr, "addr", defaultSandboxAddr, "`HOST:PORT` to listen on (port 0: any free port)")
+	goFlags := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	sf.Config.AddFlags(goFlags)
+	cmd.Flags().AddGoFlagSet(goFlags)
 	cmdutil.AddCredFlags(cmd, &sf.creds, ", else the sandbox's")
-	fl.StringVar(&sf.publicURL, "public-url", "", "base `URL` for links in answers (default: the request's host)")
-	fl.StringArrayVar(&sf.variants, "variant", nil, "switch on an answer variant `NAME` (repeatable)")
-	fl.StringArrayVar(&sf.faults, "fault", nil, "queue a scripted fault `SPEC` (repeatable; see above)")
-	fl.BoolVar(&sf.strict, "strict", false, "refuse unknown fields and JSON nulls (the live service ignores them)")
-	fl.DurationVar(&sf.intentTTL, "intent-ttl", sandbox.DefaultIntentTTL, "how long an intent can be paid")
-	fl.BoolVar(&sf.quiet, "quiet", false, "log nothing per request")
-	fl.DurationVar(&sf.latency, "latency", 0, "delay every API answer by this much")
-	fl.Float64Var(&sf.rateLimit, "rate-limit", 0, "answer 429 with Retry-After beyond `N` requests a second, as a live quota does (0: no limit)")
 	return cmd
 }
 
-// options turns the flags into sandbox options.
-func (sf *SandboxOptions) options(creds upicollect.Credentials, logger *slog.Logger) ([]sandbox.Option, error) {
-	opts := []sandbox.Option{
-		sandbox.WithCredentials(creds),
-		sandbox.WithPublicURL(sf.publicURL),
-		sandbox.WithVariant(sf.variants...),
-		sandbox.WithIntentTTL(sf.intentTTL),
-		sandbox.WithLatency(sf.latency),
-		// Real time, movable forward from a shell: `upicollect sandbox advance`.
-		sandbox.WithMovableClock(sandbox.NewOffsetClock(nil)),
-	}
-	for _, spec := range sf.faults {
-		fault, err := sandbox.ParseFault(spec)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, sandbox.WithFault(fault))
-	}
-	if sf.strict {
-		opts = append(opts, sandbox.Strict())
-	}
-	if sf.rateLimit != 0 {
-		opts = append(opts, sandbox.WithRateLimit(sf.rateLimit, 0))
-	}
-	if !sf.quiet {
-		opts = append(opts, sandbox.WithLogger(logger))
-	}
-	return opts, nil
-}
-
-// sandboxRun serves the sandbox until the run's context ends (SIGINT or
-// SIGTERM), which is an interruption like any other command's.
+// sandboxRun serves the sandbox with sandbox.Serve until the run's
+// context ends (SIGINT or SIGTERM), which is an interruption like any
+// other command's.
 func sandboxRun(sf *SandboxOptions) error {
 	creds, err := sf.Credentials()
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(sf.IO.ErrOut, nil))
-	opts, err := sf.options(creds, logger)
-	if err != nil {
-		return cmdutil.UsageError(err)
-	}
-	s, err := sandbox.Listen(sf.addr, opts...)
-	if err != nil {
-		var opErr *net.OpError
-		if errors.As(err, &opErr) {
-			return err // the network refused: exit 1
-		}
+	cfg := *sf.Config
+	cfg.Credentials = creds
+	err = sandbox.Serve(sf.Ctx, &cfg, sf.IO.Out, sf.IO.ErrOut)
+	var ce *sandbox.ConfigError
+	switch {
+	case errors.As(err, &ce):
 		return cmdutil.UsageError(err) // a bad variant or option
+	case err != nil:
+		return err // the network refused, or stdout: exit 1
 	}
-	defer s.Close()
-	c := s.Credentials()
-	line, _ := json.Marshal(Info{BaseURL: s.URL(), MID: c.MID, PublicKey: c.PublicKey, SecretKey: c.SecretKey})
-	if _, err := fmt.Fprintf(sf.IO.Out, "%s\n", line); err != nil {
-		return err
-	}
-	logger.Info("sandbox serving",
-		"api_base_url", s.URL(),
-		"order_list_page", s.URL()+"/",
-		"orders_json", s.URL()+"/sandbox/orders",
-		"pay_endpoint", s.URL()+"/sandbox/orders/{order_id}/pay",
-		"variants_endpoint", s.URL()+"/sandbox/variants",
-		"faults_endpoint", s.URL()+"/sandbox/faults",
-		"clock_endpoint", s.URL()+"/sandbox/clock")
-	<-sf.Ctx.Done()
-	start := time.Now()
-	s.Close()
-	logger.Info("sandbox stopped", "took", time.Since(start).Round(time.Millisecond))
 	return cmdutil.Interrupted(sf.Ctx, errors.New("sandbox stopped"))
 }

@@ -7,10 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +49,7 @@ func TestSandboxRun(t *testing.T) {
 		line, _ := bufio.NewReader(pr).ReadString('\n')
 		lines <- line
 	}()
-	var info Info
+	var info sandbox.Info
 	select {
 	case line := <-lines:
 		require.NoError(t, json.Unmarshal([]byte(line), &info), "line %q, stderr: %s", line, stderr.String())
@@ -61,7 +58,7 @@ func TestSandboxRun(t *testing.T) {
 	case <-time.After(cmdtest.RunTimeout):
 		t.Fatal("no JSON line within 30s")
 	}
-	assert.Equal(t, Info{BaseURL: info.BaseURL, MID: testCreds.MID, PublicKey: testCreds.PublicKey, SecretKey: testCreds.SecretKey}, info)
+	assert.Equal(t, sandbox.Info{BaseURL: info.BaseURL, MID: testCreds.MID, PublicKey: testCreds.PublicKey, SecretKey: testCreds.SecretKey}, info)
 	assert.Regexp(t, `^http://127\.0\.0\.1:\d+$`, info.BaseURL)
 
 	c, err := upicollect.NewClient(upicollect.Credentials{MID: info.MID, PublicKey: info.PublicKey, SecretKey: info.SecretKey}, upicollect.WithBaseURL(info.BaseURL))
@@ -160,106 +157,4 @@ func TestSandboxRunRefusals(t *testing.T) {
 			}
 		})
 	}
-}
-
-// serveOptions is a sandbox on loopback served with sf's options.
-func serveOptions(t *testing.T, sf *SandboxOptions, logs io.Writer) *sandbox.Server {
-	t.Helper()
-	opts, err := sf.options(testCreds, slog.New(slog.NewTextHandler(logs, nil)))
-	require.NoError(t, err)
-	s, err := sandbox.Listen("127.0.0.1:0", opts...)
-	require.NoError(t, err)
-	t.Cleanup(s.Close)
-	return s
-}
-
-// post sends form to the API operation op with the merchant's keys and
-// returns the answer's status.
-func post(t *testing.T, s *sandbox.Server, op string, form url.Values) int {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.URL()+"/v1/payments/"+op, strings.NewReader(form.Encode()))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(testCreds.PublicKey, testCreds.SecretKey)
-	client := s.HTTPClient()
-	client.Timeout = cmdtest.RunTimeout
-	resp, err := client.Do(req)
-	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
-	return resp.StatusCode
-}
-
-// intentForm is a createPaymentIntent form, with extra fields.
-func intentForm(extra ...string) url.Values {
-	v := url.Values{"mid": {testCreds.MID}, "amount": {"10"}, "note": {"n"}, "customer_name": {"A"},
-		"customer_email": {"a@example.com"}, "customer_mobile": {"9876543210"}, "redirect_url": {"https://shop.example/done"}}
-	for i := 0; i+1 < len(extra); i += 2 {
-		v.Set(extra[i], extra[i+1])
-	}
-	return v
-}
-
-// TestSandboxOptions: each flag becomes the sandbox behaviour it names:
-// the credentials, the faults in order, --strict, --rate-limit, --quiet,
-// --variant, and a clock that can be moved.
-func TestSandboxOptions(t *testing.T) {
-	t.Run("defaults", func(t *testing.T) {
-		logs := &iostreams.SyncBuffer{}
-		s := serveOptions(t, &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL}, logs)
-		assert.Equal(t, testCreds, s.Credentials())
-		for i := 0; i < 5; i++ {
-			assert.Equal(t, http.StatusOK, post(t, s, "createPaymentIntent", intentForm("bogus", "1")), "no quota, unknown fields pass")
-		}
-		assert.Contains(t, logs.String(), "msg=request")
-	})
-	t.Run("faults", func(t *testing.T) {
-		s := serveOptions(t, &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL, quiet: true,
-			faults: []string{"op=createPaymentIntent,status=503,times=1", "op=createPaymentIntent,status=500,times=1"}}, io.Discard)
-		assert.Equal(t, http.StatusServiceUnavailable, post(t, s, "createPaymentIntent", intentForm()))
-		assert.Equal(t, http.StatusInternalServerError, post(t, s, "createPaymentIntent", intentForm()))
-		assert.Equal(t, http.StatusOK, post(t, s, "createPaymentIntent", intentForm()))
-	})
-	t.Run("bad fault", func(t *testing.T) {
-		sf := &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL, faults: []string{"status=500", "times=x"}}
-		opts, err := sf.options(testCreds, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		require.Error(t, err)
-		assert.Nil(t, opts)
-	})
-	t.Run("strict and quiet", func(t *testing.T) {
-		logs := &iostreams.SyncBuffer{}
-		s := serveOptions(t, &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL, strict: true, quiet: true}, logs)
-		assert.Equal(t, http.StatusBadRequest, post(t, s, "createPaymentIntent", intentForm("bogus", "1")))
-		assert.Equal(t, http.StatusOK, post(t, s, "createPaymentIntent", intentForm()))
-		assert.Empty(t, logs.String(), "--quiet logs nothing per request")
-	})
-	t.Run("rate limit", func(t *testing.T) {
-		// One request in 1000 s: the bucket's few tokens never refill
-		// within the test.
-		s := serveOptions(t, &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL, quiet: true, rateLimit: 0.001}, io.Discard)
-		var limited int
-		for i := 0; i < 5; i++ {
-			if post(t, s, "createPaymentIntent", intentForm()) == http.StatusTooManyRequests {
-				limited++
-			}
-		}
-		assert.Equal(t, 3, limited, "two tokens, then 429s")
-	})
-	t.Run("variants", func(t *testing.T) {
-		s := serveOptions(t, &SandboxOptions{intentTTL: sandbox.DefaultIntentTTL, quiet: true, variants: []string{sandbox.VariantStatusInData}}, io.Discard)
-		client := s.HTTPClient()
-		client.Timeout = cmdtest.RunTimeout
-		resp, err := client.Get(s.URL() + "/sandbox/variants")
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		var list []sandbox.Variant
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
-		var on []string
-		for _, v := range list {
-			if v.Enabled {
-				on = append(on, v.Name)
-			}
-		}
-		assert.Equal(t, []string{sandbox.VariantStatusInData}, on)
-	})
 }

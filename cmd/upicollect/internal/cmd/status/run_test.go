@@ -102,8 +102,8 @@ func TestStatusRun(t *testing.T) {
 		kind   string
 		errMsg string
 	}{
-		{name: "pending reads as not found, as the service answers it", args: []string{"o-pending"},
-			stdout: "Order    o-pending\nStatus   PENDING, not found: the service does not know this order, or no payment was started\nMessage  Transaction not found\n"},
+		{name: "pending reads as waiting for the payer, though the service answers not found", args: []string{"o-pending"},
+			stdout: "Order   o-pending\nStatus  PENDING, waiting for the payer (no payment started; a mistyped order id reads the same)\n"},
 		{name: "paid", args: []string{"o-paid"},
 			stdout: "Order    o-paid\nStatus   SUCCESS\nAmount   ₹499.00\nUTR      123456789012\nMessage  Transaction is successful\n"},
 		{name: "paid json", args: []string{"o-paid", "--json"},
@@ -111,7 +111,7 @@ func TestStatusRun(t *testing.T) {
 		{name: "failed exits 6 after printing", args: []string{"o-failed"}, code: cmdutil.ExitPaymentFailed, kind: cmdutil.KindPaymentFailed,
 			stdout: "Order    o-failed\nStatus   FAIL\nAmount   ₹499.00\nMessage  Transaction failed\n"},
 		{name: "not found", args: []string{"o-none"},
-			stdout: "Order    o-none\nStatus   PENDING, not found: the service does not know this order, or no payment was started\nMessage  Transaction not found\n"},
+			stdout: "Order   o-none\nStatus  PENDING, waiting for the payer (no payment started; a mistyped order id reads the same)\n"},
 		{name: "not found json", args: []string{"o-none", "--json"},
 			stdout: `{"order_id":"o-none","txn_status":"PENDING","not_found":true,"amount":null,"utr":"","message":"Transaction not found"}` + "\n"},
 		{name: "dry run", args: []string{"o-paid", "--dry-run"},

@@ -42,35 +42,45 @@ func ToJSON(s *upicollect.PaymentStatus) JSON {
 	}
 }
 
-// Text is the state as a person reads it: an order the service does not
-// know is said to be not found, not merely PENDING.
+// Text is the state as a person reads it. The service answers an order
+// nobody has started to pay as it answers one it never saw ("not found"),
+// and an order created seconds ago is the common case: it reads as
+// waiting for the payer, with the typo named second.
 func Text(s *upicollect.PaymentStatus) string {
 	if s.NotFound {
-		return Short(s) + ": the service does not know this order, or no payment was started"
+		return Short(s) + " (no payment started; a mistyped order id reads the same)"
 	}
 	return string(s.TxnStatus)
 }
 
-// Short is the state in a few words: "PENDING, not found" for an order
-// the service does not know.
+// Short is the state in a few words, for the spinner and a wait that
+// ended: "PENDING, waiting for the payer" for an order the service does
+// not know yet.
 func Short(st *upicollect.PaymentStatus) string {
 	if st.NotFound {
-		return string(st.TxnStatus) + ", not found"
+		return string(st.TxnStatus) + ", waiting for the payer"
 	}
 	return string(st.TxnStatus)
 }
 
-// Print prints st: one JSON document with jsonOut, else a summary.
+// Print prints st: one JSON document with jsonOut, else a summary. The
+// summary of an order the service does not know yet leaves out the
+// service's message ("Transaction not found"), which Text says better;
+// the JSON keeps it.
 func Print(ios *iostreams.IOStreams, jsonOut bool, st *upicollect.PaymentStatus) error {
 	if jsonOut {
 		return ios.PrintJSON(ToJSON(st))
+	}
+	msg := st.Message
+	if st.NotFound {
+		msg = ""
 	}
 	return ios.PrintFields(
 		iostreams.Field{Name: "Order", Value: st.OrderID},
 		iostreams.Field{Name: "Status", Value: Text(st)},
 		iostreams.Field{Name: "Amount", Value: cmdutil.Rupees(st.Amount)},
 		iostreams.Field{Name: "UTR", Value: st.UTR},
-		iostreams.Field{Name: "Message", Value: st.Message},
+		iostreams.Field{Name: "Message", Value: msg},
 	)
 }
 
@@ -82,10 +92,11 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Co
 		Use:   "status ORDER_ID | --from-file FILE|-",
 		Short: "Check a payment's status once",
 		Long: `Check the status of an order once: PENDING, SUCCESS, FAIL or REJECT.
-An order the service does not know is PENDING and said to be not found
-("not_found": true with --json): a typo, an order never created, or one
-nobody has started to pay yet. Exits 6 when the payment ended FAIL or
-REJECT, 0 otherwise: check txn_status for SUCCESS.
+An order nobody has started to pay yet is PENDING, waiting for the payer:
+the service answers it as an order it does not know ("not_found": true
+with --json), so an order id never created (a typo) reads the same. Exits
+6 when the payment ended FAIL or REJECT, 0 otherwise: check txn_status for
+SUCCESS.
 
 With --from-file, check every order listed in FILE (- for standard input),
 one order ID a line, --concurrency at a time, and print one JSON line per

@@ -11,9 +11,9 @@ import (
 func TestShortStatus(t *testing.T) {
 	unknown := &upicollect.PaymentStatus{TxnStatus: upicollect.TxnPending, NotFound: true}
 	known := &upicollect.PaymentStatus{TxnStatus: upicollect.TxnPending}
-	assert.Equal(t, "PENDING, not found", Short(unknown), "the spinner and a timed-out wait say so")
+	assert.Equal(t, "PENDING, waiting for the payer", Short(unknown), "the spinner and a timed-out wait say so")
 	assert.Equal(t, "PENDING", Short(known))
-	assert.Equal(t, "PENDING, not found: the service does not know this order, or no payment was started", Text(unknown))
+	assert.Equal(t, "PENDING, waiting for the payer (no payment started; a mistyped order id reads the same)", Text(unknown))
 	assert.Equal(t, "PENDING", Text(known))
 }
 

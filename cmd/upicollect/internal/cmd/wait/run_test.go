@@ -22,7 +22,7 @@ import (
 )
 
 func TestNewCmdWait(t *testing.T) {
-	defaults := Limits{Timeout: 5 * time.Minute, Unknown: 10 * time.Minute}
+	defaults := Limits{Timeout: 15 * time.Minute, Unknown: 10 * time.Minute}
 	tests := []struct {
 		name    string
 		args    []string
@@ -158,7 +158,7 @@ func TestWaitRun(t *testing.T) {
 		{name: "unknown order", args: []string{"o-none", "--unknown-timeout", "50ms"}, code: cmdutil.ExitRefused, kind: cmdutil.KindNotFound,
 			errMsg: `^order o-none: not found: the service still does not know this order after 50ms \(--unknown-timeout\): a typo, or an order never created$`},
 		{name: "timed out", args: []string{"o-pending", "--timeout", "1s", "--unknown-timeout", "0"}, code: cmdutil.ExitUnknown, kind: cmdutil.KindTimeout,
-			errMsg: `^order o-pending: (still PENDING, not found|no status seen) after 1s$`},
+			errMsg: `^order o-pending: (still PENDING, waiting for the payer|no status seen) after 1s$`},
 		{name: "timed out, the last check failed", env: withBase(env, closed), args: []string{"o-paid", "--timeout", "1s"},
 			code: cmdutil.ExitUnknown, kind: cmdutil.KindTimeout,
 			errMsg: `^order o-paid: no status seen; the last check failed: dial tcp [0-9.:]+: connect: connection refused after 1s$`},

@@ -37,12 +37,18 @@ func NewCmdWait(f *cmdutil.Factory, runF func(*WaitOptions) error) *cobra.Comman
 		Use:   "wait ORDER_ID",
 		Short: "Wait until a payment succeeds, fails or is rejected",
 		Long: `Poll the status of an order until it is final and print it. Exits 0 on
-SUCCESS, 6 on FAIL or REJECT, 5 when --timeout passes first, 130 on Ctrl-C.
-An order the service still does not know after --unknown-timeout (a typo,
-an order never created) ends the wait with exit 3; its default is longer
-than an intent or a collect request lives, so a real payer is never cut off,
-and longer than the default --timeout: give a --timeout above it (or 0) to
-tell an unknown order from a slow payer.
+SUCCESS, 6 on FAIL or REJECT, 130 on Ctrl-C. Two windows end a wait sooner:
+
+  --unknown-timeout (default 10m): an order the service still does not know
+    after this long (a mistyped id, an order never created) ends the wait
+    with exit 3. The service answers an order nobody has started to pay as
+    unknown too ("waiting for the payer"), so this is longer than an intent
+    or a collect request lives: a real payer is never cut off.
+  --timeout (default 15m): the whole wait; when it passes first, exit 5.
+
+With the defaults a mistyped id ends with exit 3 after 10 minutes and a
+payer who never pays with exit 5 after 15; a --timeout at or below
+--unknown-timeout makes the unknown-order exit unreachable.
 With --amount, a SUCCESS for another amount exits 6: paid, but not as
 ordered. A wait that fails says what the last check saw and why it failed
 ("connection refused").
@@ -63,7 +69,7 @@ status. With --json, one line per status change, the final status last.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.DurationVar(&opts.Limits.Timeout, "timeout", 5*time.Minute, "give up after this long (exit 5); 0 waits until Ctrl-C")
+	fl.DurationVar(&opts.Limits.Timeout, "timeout", defaultTimeout, "give up after this long (exit 5); 0 waits until Ctrl-C")
 	fl.DurationVar(&opts.Limits.Unknown, "unknown-timeout", defaultUnknownTimeout,
 		"give up on an order the service still does not know after this long (exit 3); 0 never")
 	fl.DurationVar(&opts.Limits.Poll, "poll-interval", 0, "shortest time between status checks (default: the SDK's)")
@@ -114,6 +120,12 @@ func (p *statusPrinter) seen(st *upicollect.PaymentStatus) {
 // on while its payer may still act; a typo ends instead of polling until
 // --timeout, or forever with --timeout 0.
 const defaultUnknownTimeout = 10 * time.Minute
+
+// defaultTimeout is wait's --timeout: the SDK's own bound on a wait
+// (upicollect.DefaultMaxWait, 15 minutes), minutes longer than
+// defaultUnknownTimeout, so that the poll that finds an order still unknown
+// comes well before the timeout and a mistyped id ends with exit 3, not 5.
+const defaultTimeout = upicollect.DefaultMaxWait
 
 // Limits are what ends a wait: its whole length, the wait for an order
 // the service does not know, the shortest time between polls (0: the

@@ -1,11 +1,17 @@
 package wait
 
 import (
+	"context"
+	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	upicollect "github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/cmdutil"
 	"github.com/upicollect/upicollect-go/cmd/upicollect/internal/iostreams"
 )
 
@@ -55,4 +61,56 @@ func TestMaxWaitFor(t *testing.T) {
 	assert.Equal(t, untilInterrupted, maxWaitFor(0))
 	assert.Greater(t, maxWaitFor(0), 50*365*24*time.Hour)
 	assert.True(t, time.Now().Add(maxWaitFor(0)).After(time.Now()), "no overflow")
+}
+
+// TestWaitDefaultWindows: with the defaults the unknown-order window ends
+// first, by more than the poll that decides it can take (the longest delay
+// between polls, then a check with all its attempts), so a mistyped id
+// ends with exit 3, never with the timeout's exit 5; the help states both
+// windows with the flags' own defaults.
+func TestWaitDefaultWindows(t *testing.T) {
+	cmd := NewCmdWait(&cmdutil.Factory{IOStreams: iostreams.New(nil, io.Discard, io.Discard, func(string) string { return "" })}, nil)
+	timeout, err := cmd.Flags().GetDuration("timeout")
+	require.NoError(t, err)
+	unknown, err := cmd.Flags().GetDuration("unknown-timeout")
+	require.NoError(t, err)
+	assert.Equal(t, 15*time.Minute, timeout)
+	assert.Equal(t, 10*time.Minute, unknown)
+	decidingPoll := upicollect.DefaultPollMax + 3*upicollect.DefaultTimeout // its delay, then three attempts
+	assert.Greater(t, timeout-unknown, decidingPoll, "the unknown-order exit is reachable")
+	assert.LessOrEqual(t, timeout, upicollect.DefaultMaxWait, "within the SDK's own bound")
+
+	for flag, d := range map[string]time.Duration{"timeout": timeout, "unknown-timeout": unknown} {
+		m := regexp.MustCompile(`(?m)^  --` + flag + ` \(default (\w+)\)`).FindStringSubmatch(cmd.Long)
+		if assert.Len(t, m, 2, "the help states --%s's default", flag) {
+			said, err := time.ParseDuration(m[1])
+			require.NoError(t, err)
+			assert.Equal(t, d, said, "--%s's default as the help says it", flag)
+		}
+	}
+}
+
+// TestWaitMistypedIDWithDefaultTimeout: a mistyped id, waited for with
+// the default --timeout, ends with the unknown-order exit (3) once its
+// (shortened) window passes; with a --timeout shorter than that window,
+// as the defaults once were, it ends with the timeout's exit 5 instead.
+func TestWaitMistypedIDWithDefaultTimeout(t *testing.T) {
+	_, env := startSandbox(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		kind string
+	}{
+		{"default timeout", []string{"o-typo", "--unknown-timeout", "100ms", "--poll-interval", "5ms"}, cmdutil.ExitRefused, cmdutil.KindNotFound},
+		{"timeout before the window", []string{"o-typo", "--unknown-timeout", "10m", "--timeout", "100ms", "--poll-interval", "5ms"},
+			cmdutil.ExitUnknown, cmdutil.KindTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runWait(t, context.Background(), env, nil, tt.args...)
+			assert.Equal(t, tt.code, r.code, "%v", r.err)
+			assert.Equal(t, tt.kind, r.kind)
+		})
+	}
 }
