@@ -4,7 +4,9 @@ import "html/template"
 
 // layout is every page's frame. Its phone rules apply to a narrow screen
 // or a touch screen without a mouse, whatever the browser says it is: no
-// user agent is read.
+// user agent is read. The QR code is shown at its own size (narrower only
+// on a narrower screen): scaled by another factor, its modules come out
+// of unequal widths, which some scanners fail on.
 const layout = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Chai Shop</title>
@@ -13,15 +15,20 @@ input,button,.button,.app{font-size:1rem;padding:.625rem;width:100%;box-sizing:b
 button,.button{background:#1a7f37;color:#fff;border:0;border-radius:.375rem;display:block;text-align:center;text-decoration:none}
 .secondary{background:#fff;color:#1a7f37;border:1px solid #1a7f37}
 code{word-break:break-all}h2{font-size:1.125rem;margin:1.25rem 0 .5rem}
-.qr{display:block;width:20rem;max-width:100%;height:auto;margin:.5rem auto;image-rendering:pixelated}
+.qr{display:block;max-width:100%;height:auto;margin:.5rem auto;image-rendering:pixelated}
 .app{display:block;border:1px solid #d0d7de;border-radius:.375rem;color:#1f2328;text-decoration:none;font-weight:600;text-align:center}
 .apps,.on-phone{display:none}
 @media (max-width:40rem),(hover:none) and (pointer:coarse){
 .apps,.on-phone{display:block}.on-laptop{display:none}}</style>
 </head><body><main>{{template "body" .}}</main></body></html>`
 
+// page is the layout around body. It returns the layout's template, which
+// runs body inside it: body's own template would render without the
+// layout (no viewport, styles, language or title).
 func page(body string) *template.Template {
-	return template.Must(template.Must(template.New("page").Parse(layout)).New("body").Parse(body))
+	t := template.Must(template.New("page").Parse(layout))
+	template.Must(t.New("body").Parse(body))
+	return t
 }
 
 var (
