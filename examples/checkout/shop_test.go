@@ -127,6 +127,9 @@ func TestCheckoutShowsQRAndLinks(t *testing.T) {
 				strings.Count(page, `href="tez:`)+strings.Count(page, `href="paytmmp:`)+strings.Count(page, `href="credpay:`),
 				"the app buttons are the page's only app links")
 			assert.NotContains(t, page, "#ZgotmplZ")
+			for _, frame := range []string{`<html lang="en">`, `<meta name="viewport"`, `<title>Chai Shop</title>`, `@media (max-width:40rem),(hover:none) and (pointer:coarse)`} {
+				assert.Contains(t, page, frame, "the page is inside its layout")
+			}
 			assert.Contains(t, page, `<a class="button" href="/return?ref=`+id+`">I have paid</a>`)
 			assert.Contains(t, page, sb.URL()+"/sandbox/pay/"+id)
 		})
