@@ -4,6 +4,12 @@
 // an expired intent, an unknown order, the order list) in headless Chromium
 // on a 390x844 phone and a 1280x800 laptop screen.
 //
+// They also build and run examples/checkout against a sandbox and drive its
+// pay page on a 390x844 phone and a 1366x768 laptop (TestCheckoutPayPage):
+// the laptop is shown the QR code, which must read as the intent's link off
+// the screen, and no app link; the phone the app buttons, named and in
+// order; no frame ever navigates to a upi: or app link.
+//
 // On each screen every page must have a language, a title and named buttons
 // and links, fit the screen without horizontal scrolling, keep its content
 // inside its card, and fetch nothing from outside the sandbox (checked on

@@ -234,14 +234,15 @@ func (s *Service) intentData(v variantSet, base string, o *Order) object {
 }
 
 // upiApps are the UPI apps live links to by name: the intent answer's
-// per-app fields and the hosted checkout's app buttons.
+// per-app fields and the hosted checkout's app buttons, which show the
+// names vocab.AppName gives them.
 var upiApps = []struct {
-	field, name, link string // answer field, name shown, link before the query
+	field, link string // answer field, link before the query
 }{
-	{"phonepe", "PhonePe", "phonepe://pay?"},
-	{"paytm", "Paytm", "paytmmp://pay?"},
-	{"gpay", "Google Pay", "tez://upi/pay?"},
-	{"cred", "CRED", "credpay://upi/pay?"},
+	{"phonepe", "phonepe://pay?"},
+	{"paytm", "paytmmp://pay?"},
+	{"gpay", "tez://upi/pay?"},
+	{"cred", "credpay://upi/pay?"},
 }
 
 // upiQuery is the query of the order's UPI links, in the customary order.

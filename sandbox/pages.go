@@ -146,7 +146,7 @@ func (s *Service) orderPage(o *Order, problem error) orderPage {
 	if o.Kind == KindOrder {
 		q := s.upiQuery(o)
 		for _, app := range upiApps {
-			d.Apps = append(d.Apps, appButton{app.name, template.URL(app.link + q)})
+			d.Apps = append(d.Apps, appButton{vocab.AppName(app.field), template.URL(app.link + q)})
 		}
 	}
 	// A payment the bank has yet to answer is not offered again.

@@ -2,7 +2,7 @@
 // a checkout that creates an order request and sends the payer to the
 // service's hosted checkout page (CreateOrderRequest, the flow the vendor's
 // own shop plugins use), or, as the second choice, creates a payment intent
-// and shows its QR code on the shop's page; and a return page that
+// and shows it on the shop's own pay page; and a return page that
 // confirms the payment through the ledger (reconcile.Sweeper.Confirm). A
 // sweeper runs beside the shop for the payers who never come back, and one
 // handler credits each order once only, whichever of the return page and
@@ -10,10 +10,19 @@
 // browser comes back. An order the service does not know (yet) is shown as
 // "no payment has reached us", never as a payment in progress.
 //
+// The pay page is the pattern for showing an intent. A laptop cannot open
+// a upi: link, so it shows the QR code (Intent.QR, as a data: URL) for the
+// payer to scan with a phone; a phone cannot scan its own screen, so it
+// shows a button per UPI app (Intent.PayLinks) first. A CSS media query
+// picks, by the screen's width and pointer, never the user agent. No page
+// sends a laptop's browser to a upi: link; "I have paid" leads to the
+// return page, which checks the order.
+//
 //	go run ./examples/checkout            # against an embedded sandbox
 //	open http://127.0.0.1:8080/
 //
 // With UPICOLLECT_BASE_URL and the credentials set it uses that service.
+// -addr 127.0.0.1:0 picks a free port; the log's "shop on" line names it.
 package main
 
 import (

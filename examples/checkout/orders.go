@@ -10,7 +10,8 @@ import (
 type order struct {
 	ID         string
 	Amount     upicollect.Money
-	PaymentURL string // the hosted checkout page, for an order paid there
+	PaymentURL string             // the hosted checkout page, for an order paid there
+	Intent     *upicollect.Intent // the intent, for an order paid on the shop's own page
 	Credited   bool
 	UTR        string
 }
@@ -39,6 +40,14 @@ func (b *orderBook) setPaymentURL(id, u string) {
 	defer b.mu.Unlock()
 	if o, ok := b.orders[id]; ok {
 		o.PaymentURL = u
+	}
+}
+
+func (b *orderBook) setIntent(id string, in *upicollect.Intent) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if o, ok := b.orders[id]; ok {
+		o.Intent = in
 	}
 }
 

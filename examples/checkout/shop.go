@@ -8,7 +8,6 @@ import (
 	"log"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/upicollect/upicollect-go"
@@ -61,6 +60,7 @@ func (s *shop) routes() http.Handler {
 	mux.HandleFunc("GET /{$}", s.product)
 	mux.HandleFunc("POST /checkout", s.hostedCheckout) // the flow shown first
 	mux.HandleFunc("POST /checkout/qr", s.intentCheckout)
+	mux.HandleFunc("GET /pay", s.pay)
 	mux.HandleFunc("GET /return", s.confirm)
 	return mux
 }
@@ -135,40 +135,59 @@ func createFailed(w http.ResponseWriter, orderID string, err error) bool {
 	return true
 }
 
-// intentCheckout shows the payment on the shop's own page instead: the
-// intent's QR code and UPI link.
+// intentCheckout creates an intent for a new order and sends the payer to
+// the shop's own pay page for it. The redirect (an http one, to this shop)
+// lets the payer reload the pay page without creating another order.
 func (s *shop) intentCheckout(w http.ResponseWriter, r *http.Request) {
 	orderID, err := s.newOrder(r.Context())
 	if createFailed(w, orderID, err) {
 		return
 	}
-	params := &upicollect.IntentParams{
+	// CreatePaymentIntent checks every link of the answer pays this
+	// amount, order and payee, or returns an error: no Verify is needed.
+	intent, err := s.client.CreatePaymentIntent(r.Context(), &upicollect.IntentParams{
 		Amount:      price,
 		OrderID:     orderID,
 		RedirectURL: s.returnURL(orderID),
 		Note:        "Masala chai kit",
 		Customer:    customer(r),
-	}
-	intent, err := s.client.CreatePaymentIntent(r.Context(), params)
-	if err == nil {
-		// Never show a payer a link that pays another amount or order.
-		err = intent.Verify(params)
-	}
+	})
 	if createFailed(w, orderID, err) {
 		return
 	}
-	payPage := ""
+	s.orders.setIntent(orderID, intent)
+	http.Redirect(w, r, payPath(orderID), http.StatusSeeOther)
+}
+
+// payPath is the shop's pay page of an order paid there.
+func payPath(orderID string) string { return "/pay?ref=" + url.QueryEscape(orderID) }
+
+// pay shows an intent's pay page: its QR code for a laptop, its app links
+// for a phone (the page's CSS picks), and "I have paid", to the return
+// page. The SDK gives both: PayLinks in a fixed order with the apps' names,
+// QR the image as a data: URL whatever form the service sent it in, and
+// both typed so that html/template keeps their upi:, app and data: URLs.
+func (s *shop) pay(w http.ResponseWriter, r *http.Request) {
+	orderID := r.URL.Query().Get("ref")
+	o, ok := s.orders.get(orderID)
+	if !ok || o.Intent == nil {
+		render(w, http.StatusNotFound, errorPage, map[string]any{"Message": "No such order."})
+		return
+	}
+	qr, err := o.Intent.QR(0)
+	if err != nil { // not for an intent CreatePaymentIntent returned
+		log.Printf("pay %s: %v", orderID, err)
+		render(w, http.StatusInternalServerError, errorPage, map[string]any{"Message": "Could not show the QR code."})
+		return
+	}
+	data := map[string]any{
+		"Intent": o.Intent,
+		"Apps":   o.Intent.PayLinks(),
+		"QR":     qr,
+		"Return": "/return?ref=" + url.QueryEscape(orderID),
+	}
 	if s.sandboxURL != "" {
-		payPage = s.sandboxURL + "/sandbox/pay/" + url.PathEscape(intent.OrderID)
-	}
-	data := map[string]any{"Intent": intent, "SandboxPay": payPage}
-	// The service's links are trusted here: html/template would otherwise
-	// blank the upi:// and data: URLs it does not know.
-	if strings.HasPrefix(intent.Link, "upi://") {
-		data["UPILink"] = template.URL(intent.Link)
-	}
-	if isImageRef(intent.DynamicQR) {
-		data["QRImage"] = template.URL(intent.DynamicQR)
+		data["SandboxPay"] = s.sandboxURL + "/sandbox/pay/" + url.PathEscape(orderID)
 	}
 	render(w, http.StatusOK, payPageTmpl, data)
 }
@@ -197,8 +216,11 @@ func (s *shop) confirm(w http.ResponseWriter, r *http.Request) {
 	if n := len(st.Events); n > 0 {
 		data["Status"] = st.Events[n-1].Status
 	}
-	if o.PaymentURL != "" {
+	switch {
+	case o.PaymentURL != "":
 		data["PayAgain"] = template.URL(o.PaymentURL) // an http(s) URL, checked by the SDK
+	case o.Intent != nil:
+		data["PayAgain"] = payPath(orderID)
 	}
 	switch st.State {
 	case reconcile.Paid, reconcile.LatePaid:
@@ -214,12 +236,6 @@ func (s *shop) confirm(w http.ResponseWriter, r *http.Request) {
 		// order, or the bank has not told it yet.
 		render(w, http.StatusOK, notFoundPage, data)
 	}
-}
-
-// isImageRef reports whether the dynamic QR can go in an <img> as is: a link
-// or a data URI. Otherwise it is QR text and is shown as text.
-func isImageRef(qr string) bool {
-	return strings.HasPrefix(qr, "https://") || strings.HasPrefix(qr, "http://") || strings.HasPrefix(qr, "data:image/")
 }
 
 func render(w http.ResponseWriter, code int, t *template.Template, data any) {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -43,8 +46,23 @@ func get(t *testing.T, u string) (int, string) {
 
 var orderIDRe = regexp.MustCompile(`Order <code>(ord_[a-z2-7]+)</code>`)
 
+// createIntentOrder takes the second choice of the product page as far as
+// the redirect to the pay page, and returns the order id.
+func createIntentOrder(t *testing.T, srv *httptest.Server) string {
+	t.Helper()
+	res, err := noRedirect().PostForm(srv.URL+"/checkout/qr", url.Values{
+		"name": {"Ravi Kumar"}, "email": {"ravi@example.com"}, "mobile": {"98765 43210"},
+	})
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	id, ok := strings.CutPrefix(res.Header.Get("Location"), "/pay?ref=")
+	require.True(t, ok, "the browser goes to the pay page: %q", res.Header.Get("Location"))
+	return id
+}
+
 // checkout takes the second choice of the product page: an intent, its QR
-// code shown on the shop's page.
+// code and app links shown on the shop's pay page.
 func checkout(t *testing.T, srv *httptest.Server) (string, string) {
 	t.Helper()
 	res, err := http.PostForm(srv.URL+"/checkout/qr", url.Values{
@@ -60,16 +78,95 @@ func checkout(t *testing.T, srv *httptest.Server) (string, string) {
 	return m[1], string(b)
 }
 
+// TestCheckoutShowsQRAndLinks: the pay page shows the intent's QR code as
+// a data: URL, a button per UPI app in PayLinks' order with the apps'
+// names, "I have paid" to the return page, and the sandbox's payer page;
+// the checkout sends the browser to the pay page, never to a upi: link.
 func TestCheckoutShowsQRAndLinks(t *testing.T) {
-	_, srv, sb := newTestShop(t)
-	code, body := get(t, srv.URL+"/")
-	require.Equal(t, http.StatusOK, code)
-	assert.Contains(t, body, "₹499.00")
+	for _, tt := range []struct {
+		variants []string
+		source   upicollect.QRSource
+	}{
+		{nil, upicollect.QRFromLink},                                // dynamicQR is the web address of an image
+		{[]string{sandbox.VariantQRBase64}, upicollect.QRFromImage}, // dynamicQR is a data:image/png;base64 URL
+	} {
+		t.Run("variants "+strings.Join(tt.variants, ","), func(t *testing.T) {
+			s, srv, sb := newTestShop(t, sandbox.WithVariant(tt.variants...))
+			code, body := get(t, srv.URL+"/")
+			require.Equal(t, http.StatusOK, code)
+			assert.Contains(t, body, "₹499.00")
 
-	id, page := checkout(t, srv)
-	assert.Contains(t, page, `<img alt="UPI QR code" src="`+sb.URL()+`/sandbox/qr/`+id+`.png">`)
-	assert.Contains(t, page, `href="upi://pay?`)
-	assert.Contains(t, page, sb.URL()+"/sandbox/pay/"+id)
+			assert.Regexp(t, `^ord_[a-z2-7]+$`, createIntentOrder(t, srv), "the browser goes to the shop's pay page, never to upi:")
+
+			id, page := checkout(t, srv)
+			o, ok := s.orders.get(id)
+			require.True(t, ok)
+			in := o.Intent
+			require.NotNil(t, in)
+			qr, err := in.QR(0)
+			require.NoError(t, err)
+			assert.Equal(t, tt.source, qr.Source)
+			if tt.source == upicollect.QRFromImage {
+				assert.Equal(t, in.DynamicQR, string(qr.DataURL()), "the service's image, as sent")
+			}
+			img := regexp.MustCompile(`<img class="qr" alt="UPI QR code for ₹499.00" width="(\d+)" height="(\d+)" src="([^"]+)">`).FindStringSubmatch(page)
+			require.NotNil(t, img, page)
+			assert.Equal(t, string(qr.DataURL()), html.UnescapeString(img[3]))
+			assert.Equal(t, strconv.Itoa(qr.Size), img[1])
+
+			apps := regexp.MustCompile(`<a class="app" data-app="([^"]+)" href="([^"]+)">([^<]+)</a>`).FindAllStringSubmatch(page, -1)
+			var names []string
+			for i, a := range apps {
+				names = append(names, a[3])
+				l := in.PayLinks()[i]
+				assert.Equal(t, l.App, a[1])
+				assert.Equal(t, string(l.URL), html.UnescapeString(a[2]))
+			}
+			assert.Equal(t, []string{"PhonePe", "Google Pay", "Paytm", "CRED", "Any UPI app"}, names)
+			assert.Equal(t, 5, strings.Count(page, `href="upi:`)+strings.Count(page, `href="phonepe:`)+
+				strings.Count(page, `href="tez:`)+strings.Count(page, `href="paytmmp:`)+strings.Count(page, `href="credpay:`),
+				"the app buttons are the page's only app links")
+			assert.NotContains(t, page, "#ZgotmplZ")
+			for _, frame := range []string{`<html lang="en">`, `<meta name="viewport"`, `<title>Chai Shop</title>`, `@media (max-width:40rem),(hover:none) and (pointer:coarse)`} {
+				assert.Contains(t, page, frame, "the page is inside its layout")
+			}
+			assert.Contains(t, page, `<a class="button" href="/return?ref=`+id+`">I have paid</a>`)
+			assert.Contains(t, page, sb.URL()+"/sandbox/pay/"+id)
+		})
+	}
+}
+
+// TestPayPageUnknownOrder: the pay page of an order the shop does not
+// have, or one paid on the hosted checkout, is not found.
+func TestPayPageUnknownOrder(t *testing.T) {
+	_, srv, sb := newTestShop(t)
+	hosted, _ := hostedCheckout(t, srv, sb)
+	for _, ref := range []string{"ord_nope", hosted, ""} {
+		code, body := get(t, srv.URL+"/pay?ref="+url.QueryEscape(ref))
+		assert.Equal(t, http.StatusNotFound, code, ref)
+		assert.Contains(t, body, "No such order.")
+	}
+}
+
+// TestReturnLeadsBackToThePayPage: a payer who says they have paid, but
+// whose payment has not reached the service, is offered the pay page
+// again; once paid, the same return page thanks them.
+func TestReturnLeadsBackToThePayPage(t *testing.T) {
+	s, srv, sb := newTestShop(t)
+	id, _ := checkout(t, srv)
+	code, body := get(t, srv.URL+"/return?ref="+id)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, `<a href="/pay?ref=`+id+`">Go to the payment page</a>`)
+	code, again := get(t, srv.URL+"/pay?ref="+id)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, again, "Order <code>"+id+"</code>")
+
+	_, err := sb.Pay(id)
+	require.NoError(t, err)
+	code, body = get(t, srv.URL+"/return?ref="+id)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "Thank you!")
+	assert.Equal(t, 1, s.orders.credited())
 }
 
 func TestReturnCreditsOnceOnly(t *testing.T) {
@@ -259,18 +356,18 @@ func TestReturnAmountMismatchNotCredited(t *testing.T) {
 // credited once, through the handler, and no other order is.
 func TestLedgerRace(t *testing.T) {
 	s, srv, sb := newTestShop(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	const orders, unpaid = 200, 20
 	var ids []string
 	for i := 0; i < orders; i++ {
-		id, _ := checkout(t, srv)
+		id := createIntentOrder(t, srv)
 		ids = append(ids, id)
 		if i >= unpaid {
 			_, err := sb.Pay(id)
 			require.NoError(t, err)
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	other, err := reconcile.New(s.client, s.store, s.handle, reconcile.WithBatchSize(16))
 	require.NoError(t, err)
 	var wg sync.WaitGroup

@@ -115,7 +115,7 @@ func CheckIntent(generic string, apps map[string]string, dynamicQR string, want 
 	for k := range apps {
 		names = append(names, k)
 	}
-	qr := hasUPIScheme(dynamicQR)
+	qr := HasUPIScheme(dynamicQR)
 	if qr {
 		names = append(names, "dynamicQR")
 	}
@@ -207,8 +207,9 @@ func payeeOf(raw string) string {
 	return value(params, "pa")
 }
 
-// hasUPIScheme reports whether s begins with the upi: scheme, in any case.
-func hasUPIScheme(s string) bool { return len(s) >= 4 && strings.EqualFold(s[:4], "upi:") }
+// HasUPIScheme reports whether s begins with the upi: scheme, in any case:
+// a dynamic QR that does is a link CheckIntent checks, any other is opaque.
+func HasUPIScheme(s string) bool { return len(s) >= 4 && strings.EqualFold(s[:4], "upi:") }
 
 // Problem is something wrong with one parameter of a link.
 type Problem struct{ Param, Want, Got string }

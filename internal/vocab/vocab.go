@@ -1,8 +1,8 @@
 // Package vocab holds the words the SDK and the sandbox share about the
 // Payment Collection Service: its operation names, where they live, the
-// service's time zone and how an amount is written. It holds names only,
-// never rules: the sandbox validates requests on its own, so that it can
-// catch the SDK's mistakes.
+// service's time zone, how an amount is written and the names of the UPI
+// apps its intents link to. It holds names only, never rules: the sandbox
+// validates requests on its own, so that it can catch the SDK's mistakes.
 package vocab
 
 import (
@@ -41,4 +41,30 @@ func FormatRupees(paise int64) string {
 	}
 	frac := u % 100
 	return sign + strconv.FormatUint(u/100, 10) + "." + string([]byte{byte('0' + frac/10), byte('0' + frac%10)})
+}
+
+// UPIApp is a UPI app an intent answer links to: Key is the answer's field
+// for the app's link, Name the app's own name, as a payer knows it.
+type UPIApp struct{ Key, Name string }
+
+// UPIApps are the apps known by their answer key, in the order a pay page
+// lists them: the most used apps first (PhonePe and Google Pay carry most
+// UPI payments, then Paytm), then CRED and BHIM.
+var UPIApps = [...]UPIApp{
+	{"phonepe", "PhonePe"},
+	{"gpay", "Google Pay"},
+	{"paytm", "Paytm"},
+	{"cred", "CRED"},
+	{"bhim", "BHIM"},
+}
+
+// AppName is the name of the app whose link an intent answer carries under
+// key, "" for a key not in UPIApps.
+func AppName(key string) string {
+	for _, a := range UPIApps {
+		if a.Key == key {
+			return a.Name
+		}
+	}
+	return ""
 }

@@ -35,3 +35,16 @@ func TestNames(t *testing.T) {
 		assert.NotContains(t, op, "/")
 	}
 }
+
+func TestAppName(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{
+		"phonepe": "PhonePe", "gpay": "Google Pay", "paytm": "Paytm", "cred": "CRED", "bhim": "BHIM",
+		"": "", "app_a": "", "PhonePe": "", "intent": "",
+	} {
+		assert.Equal(t, want, AppName(key), key)
+	}
+	for _, a := range UPIApps {
+		assert.Equal(t, a.Name, AppName(a.Key), "every listed app is found by its key")
+	}
+}
