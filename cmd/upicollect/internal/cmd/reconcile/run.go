@@ -30,8 +30,6 @@ const maxDeliverTimeout = 10 * time.Minute
 type RunOptions struct {
 	ledgerOptions
 	Client cmdutil.ClientFunc
-	// ReadSecretFile reads --webhook-secret-file (cmdutil.Factory's).
-	ReadSecretFile func(path string) (string, error)
 
 	Conn              cmdutil.ConnFlags
 	Deliver           string
@@ -87,12 +85,13 @@ share one ledger. The service's credentials come as for every command
 // NewCmdRun is `upicollect reconcile run`; runF, when not nil, runs
 // instead of runRun (tests).
 func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command {
-	rf := &RunOptions{ledgerOptions: newLedgerOptions(f), ReadSecretFile: f.ReadSecretFile}
+	rf := &RunOptions{ledgerOptions: newLedgerOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "run --dsn DSN --deliver exec:COMMAND|https://URL [--once]",
 		Short: "Sweep the ledger and deliver each event to a command or a webhook",
 		Long:  runLong,
 		Example: `  upicollect reconcile run --dsn sqlite:shop.db --deliver 'exec:php credit.php' --once
+  upicollect reconcile run --dsn-file /etc/shop/ledger.dsn --deliver 'exec:php credit.php'
   UPICOLLECT_WEBHOOK_SECRET=… upicollect reconcile run --deliver https://shop.example/upi-webhook`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -118,6 +117,9 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 
 // runRun checks its flags before any I/O, then sweeps.
 func runRun(rf *RunOptions) error {
+	if err := rf.checkDSNFlags(); err != nil {
+		return err
+	}
 	if rf.Deliver == "" {
 		return cmdutil.UsageError(errors.New("run needs --deliver exec:COMMAND or --deliver https://URL: " +
 			"every event it records must reach your application, never only this terminal"))
