@@ -2,10 +2,13 @@ package main
 
 import (
 	"database/sql"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // sqlOpen opens the SQLite file at path as the CLI does.
@@ -38,15 +41,20 @@ func assertNoPart(t *testing.T, got, pw, what string) {
 }
 
 // TestDSNPasswordNeverPrinted runs the commands with DSNs whose
-// passwords break parsers, against a PostgreSQL that is not there: the
-// errors name the DSN, never its password.
+// passwords break parsers, given each way a DSN comes (the variable, a
+// --dsn-file, --dsn, which refuses it), against a PostgreSQL that is not
+// there: the errors name the DSN, never its password.
 func TestDSNPasswordNeverPrinted(t *testing.T) {
+	dsnFile := filepath.Join(t.TempDir(), "ledger.dsn")
 	for _, pw := range nastyPasswords {
 		for _, dsn := range []string{
 			"postgres://shop:" + pw + "@127.0.0.1:1/shop?connect_timeout=1",
 			"postgres://shop@127.0.0.1:1/shop?connect_timeout=1&password=" + pw,
 		} {
-			for _, args := range [][]string{{"reconcile", "list", "--dsn", dsn}, {"reconcile", "show", "o-1", "--json"}} {
+			require.NoError(t, os.WriteFile(dsnFile, []byte(dsn+"\n"), 0o600))
+			for _, args := range [][]string{
+				{"reconcile", "list", "--dsn-file", dsnFile}, {"reconcile", "show", "o-1", "--json"}, {"reconcile", "list", "--dsn", dsn},
+			} {
 				env := []string{envDSN + "=" + dsn}
 				r := cli(t, env, "", args...)
 				assert.NotEqual(t, exitOK, r.code)

@@ -82,7 +82,7 @@ func TestReconcilePostgres(t *testing.T) {
 	outputs = append(outputs, bg.stderr.String())
 
 	for _, pw := range append([]string{pgPassword + "x"}, nastyPasswords...) {
-		r := cli(t, nil, "", "reconcile", "list", "--dsn", pgDSN(port, pw))
+		r := cli(t, []string{envDSN + "=" + pgDSN(port, pw)}, "", "reconcile", "list")
 		assert.Equal(t, exitFailure, r.code, r.output())
 		assert.Contains(t, r.stderr, "postgres://shop:xxxxx@127.0.0.1:"+strconv.Itoa(port)+"/shop")
 		outputs = append(outputs, r.output())

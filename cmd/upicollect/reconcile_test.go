@@ -205,7 +205,7 @@ func TestReconcileRunUsage(t *testing.T) {
 		{[]string{"--deliver", "exec:true", "--deliver-timeout", "0s"}, "", "--deliver-timeout 0s"},
 		{[]string{"--deliver", "https://127.0.0.1:1/hook"}, "", "set UPICOLLECT_WEBHOOK_SECRET or --webhook-secret-file"},
 		{[]string{"--deliver", "http://shop.example/hook"}, envWebhookSecret + "=whsec-usage", "endpoint"},
-		{[]string{"--deliver", "exec:true"}, "", "missing UPICOLLECT_RECONCILE_DSN or --dsn"},
+		{[]string{"--deliver", "exec:true"}, "", "missing UPICOLLECT_RECONCILE_DSN, --dsn or --dsn-file"},
 	}
 	env := []string{envBaseURL + "=http://127.0.0.1:1", envMID + "=m", envPublicKey + "=pk", envSecretKey + "=sk"}
 	for _, tt := range tests {

@@ -117,7 +117,9 @@ type handler struct {
 
 // New returns the dashboard's handler over l. Its pages: / (the overview),
 // /orders?state=S (a list, paged with before=ORDER_ID) and /orders/ID (one
-// order).
+// order; the id percent-encoded as one path segment, %2E for a dot
+// included), also at /order?id=ID, where the pages link the orders "."
+// and "..".
 func New(l Ledger, opts ...Option) http.Handler {
 	o := options{now: time.Now}
 	for _, opt := range opts {
@@ -131,7 +133,15 @@ func New(l Ledger, opts ...Option) http.Handler {
 	h := &handler{ledger: l, opts: o, mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /{$}", h.overview)
 	h.mux.HandleFunc("GET /orders", h.list)
-	h.mux.HandleFunc("GET /orders/{id}", h.order)
+	h.mux.HandleFunc("GET /orders/{id}", func(w http.ResponseWriter, r *http.Request) { h.order(w, r, r.PathValue("id")) })
+	h.mux.HandleFunc("GET /order", func(w http.ResponseWriter, r *http.Request) {
+		id := r.URL.Query().Get("id")
+		if id == "" {
+			http.Error(w, "want /order?id=ORDER_ID", http.StatusBadRequest)
+			return
+		}
+		h.order(w, r, id)
+	})
 	return h
 }
 
@@ -369,8 +379,8 @@ type orderPage struct {
 	Events []eventView
 }
 
-func (h *handler) order(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+// order is the page of order id.
+func (h *handler) order(w http.ResponseWriter, r *http.Request, id string) {
 	ctx, cancel := context.WithTimeout(r.Context(), readTimeout)
 	defer cancel()
 	s, err := h.ledger.Lookup(ctx, id)
@@ -435,7 +445,18 @@ func rupees(m upicollect.Money) string {
 	return "₹" + m.String()
 }
 
-func orderURL(id string) string { return "/orders/" + url.PathEscape(id) }
+// orderURL is the link to order id's page: /orders/ID, the id
+// percent-encoded as one path segment ("a/b" is /orders/a%2Fb). The ids
+// "." and ".." go in the query instead (/order?id=..): a browser resolves
+// a path segment "." or ".." away, and so it does "%2E" and "%2E%2E"
+// (the WHATWG URL standard reads them as dots), so no spelling of them in
+// the path reaches the server.
+func orderURL(id string) string {
+	if id == "." || id == ".." {
+		return "/order?" + url.Values{"id": {id}}.Encode()
+	}
+	return "/orders/" + url.PathEscape(id)
+}
 
 // stateName is a state for a person: "late paid".
 func stateName(st reconcile.State) string { return strings.ReplaceAll(string(st), "_", " ") }

@@ -4,6 +4,9 @@ package reconcile
 
 import "os/exec"
 
-// killGroup leaves cmd as it is: without process groups, cancelling it
-// kills the command itself.
-func killGroup(*exec.Cmd) {}
+// setGroup leaves cmd as it is: there are no process groups here.
+func setGroup(*exec.Cmd) {}
+
+// killGroup kills the command itself: without process groups, what it
+// started is out of reach.
+func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }

@@ -7,11 +7,16 @@ import (
 	"syscall"
 )
 
-// killGroup starts cmd in a process group of its own and makes its
-// cancellation kill the whole group: a shell's children die with it.
-func killGroup(cmd *exec.Cmd) {
+// setGroup makes cmd start in a process group of its own, whose id is its
+// process id.
+func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+}
+
+// killGroup kills every process of cmd's group: the command, when it
+// still runs, and whatever it started and left there. Once cmd is reaped
+// and its group empty, the group's id may name another one: call it
+// before cmd is reaped (see awaitExit).
+func killGroup(cmd *exec.Cmd) error {
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }

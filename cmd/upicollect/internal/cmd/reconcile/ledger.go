@@ -140,6 +140,19 @@ const dsnMark = "xxxxx"
 // parameter after '?' or '&', or a key=value word.
 var secretParam = regexp.MustCompile(`(?i)(?:^|[?&\s])([a-z_]*(?:pass|pwd|secret|token|key)[a-z_]*=)`)
 
+// passwordParam finds a parameter that holds a password (password,
+// sslpassword, _auth_pass, pwd, secret, token ...): secretParam without
+// the names that hold a file's path (sslkey).
+var passwordParam = regexp.MustCompile(`(?i)(?:^|[?&\s])[a-z_]*(?:pass|pwd|secret|token)[a-z_]*=`)
+
+// dsnPassword reports whether dsn holds a password: in its user
+// information (postgres://user:password@…, an empty one aside) or as a
+// parameter (?password=…, password=… in key=value form).
+func dsnPassword(dsn string) bool {
+	p := splitDSN(dsn)
+	return p.password != "" || passwordParam.MatchString(dsn)
+}
+
 // dsnParts is a DSN taken apart for redaction, by rules no password can
 // break: the first secret parameter starts the secret tail; the user
 // information ends at the last '@' before it.

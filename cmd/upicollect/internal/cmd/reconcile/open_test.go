@@ -148,7 +148,7 @@ func TestOpen(t *testing.T) {
 	lo, _ := testLedger(nil)
 	_, _, err := lo.open(false)
 	require.Error(t, err)
-	assert.Equal(t, "missing UPICOLLECT_RECONCILE_DSN or --dsn", err.Error())
+	assert.Equal(t, "missing UPICOLLECT_RECONCILE_DSN, --dsn or --dsn-file", err.Error())
 	code, _ := exitOf(t, err)
 	assert.Equal(t, cmdutil.ExitUsage, code)
 

@@ -113,7 +113,7 @@ func TestTrackRun(t *testing.T) {
 	f, _, _ := testFactory(nil)
 	err := cmdtest.ExecuteIn(ctx, NewCmdTrack(f, nil), "ORD-5", "--amount", "1")
 	require.Error(t, err)
-	assert.Equal(t, "missing UPICOLLECT_RECONCILE_DSN or --dsn", err.Error())
+	assert.Equal(t, "missing UPICOLLECT_RECONCILE_DSN, --dsn or --dsn-file", err.Error())
 }
 
 // ledgerWithEvents is a ledger in which ORD-PAID was paid, ORD-LATE

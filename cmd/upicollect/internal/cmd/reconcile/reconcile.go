@@ -14,8 +14,9 @@ import (
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
-// envDSN names the ledger of `upicollect reconcile` when --dsn is not
-// given: a DSN may carry a password, which a flag would show in ps.
+// envDSN names the ledger of `upicollect reconcile` when neither --dsn nor
+// --dsn-file is given: a DSN may carry a password, which a flag would show
+// in ps.
 const envDSN = "UPICOLLECT_RECONCILE_DSN"
 
 // ledgerOptions are what every reconcile subcommand has: the run's
@@ -25,31 +26,85 @@ type ledgerOptions struct {
 	IO     *iostreams.IOStreams
 	Ctx    context.Context
 	Config *cmdutil.Config
+	// ReadSecretFile reads --dsn-file and --webhook-secret-file
+	// (cmdutil.Factory's).
+	ReadSecretFile func(path string) (string, error)
 
-	DSN    string
-	Create bool // only on the commands that write: run and track
-	JSON   bool
+	DSN     string
+	DSNFile string
+	Create  bool // only on the commands that write: run and track
+	JSON    bool
 }
 
 func newLedgerOptions(f *cmdutil.Factory) ledgerOptions {
-	return ledgerOptions{IO: f.IOStreams, Config: f.Config}
+	return ledgerOptions{IO: f.IOStreams, Config: f.Config, ReadSecretFile: f.ReadSecretFile}
 }
 
-// addLedgerFlags adds --dsn to cmd, and --create when it writes.
+// addLedgerFlags adds --dsn and --dsn-file to cmd, and --create when it
+// writes.
 func addLedgerFlags(cmd *cobra.Command, lo *ledgerOptions, writes bool) {
 	f := cmd.Flags()
-	f.StringVar(&lo.DSN, "dsn", "", "the ledger's `DSN`: postgres://…, sqlite:PATH (default $"+envDSN+")")
+	f.StringVar(&lo.DSN, "dsn", "", "the ledger's `DSN`, without a password: postgres://…, sqlite:PATH (default $"+envDSN+")")
+	f.StringVar(&lo.DSNFile, "dsn-file", "", "read the ledger's DSN, password and all, from the first line of `FILE`")
 	if writes {
 		f.BoolVar(&lo.Create, "create", false, "create the SQLite file when it does not exist")
 	}
 }
 
+// checkDSNFlags refuses --dsn with --dsn-file, and a --dsn that holds a
+// password (dsnPassword), before any I/O.
+func (o *ledgerOptions) checkDSNFlags() error {
+	if o.DSN != "" && o.DSNFile != "" {
+		return cmdutil.UsageError(errors.New("--dsn and --dsn-file: give one of them"))
+	}
+	if o.DSN != "" && dsnPassword(o.DSN) {
+		o.IO.Secrets().Add(dsnSecrets(o.DSN)...)
+		return cmdutil.UsageError(fmt.Errorf("--dsn %s holds a password, which ps and shell history would show: "+
+			"give the DSN in $%s or in a file (--dsn-file FILE), or leave the password out "+
+			"for the PostgreSQL driver to read from $PGPASSWORD or $PGPASSFILE (~/.pgpass)", redactDSN(o.DSN), envDSN))
+	}
+	return nil
+}
+
+// dsnSource is the ledger's DSN: --dsn, else the first line of --dsn-file,
+// else $UPICOLLECT_RECONCILE_DSN.
+func (o *ledgerOptions) dsnSource() (string, error) {
+	if err := o.checkDSNFlags(); err != nil {
+		return "", err
+	}
+	switch {
+	case o.DSN != "":
+		return o.DSN, nil
+	case o.DSNFile != "":
+		dsn, err := o.ReadSecretFile(o.DSNFile)
+		if err != nil {
+			return "", cmdutil.UsageError(fmt.Errorf("--dsn-file: %w", err))
+		}
+		name := iostreams.TerminalSafe(o.DSNFile)
+		if dsn == "" {
+			return "", cmdutil.UsageError(fmt.Errorf("--dsn-file %s: the first line is empty; want the DSN there", name))
+		}
+		// A line that is no DSN is not shown: it may be part of one, cut
+		// where its password held a line break.
+		if _, err := parseDSN(dsn); err != nil {
+			o.IO.Secrets().Add(dsn)
+			return "", cmdutil.UsageError(fmt.Errorf("--dsn-file %s: the first line is no DSN: want postgres://…, postgresql://…, "+
+				"sqlite:PATH or file:PATH on one line (percent-encode a password's / # ? @ %% and spaces)", name))
+		}
+		return dsn, nil
+	}
+	if dsn := o.Config.Get(envDSN); dsn != "" {
+		return dsn, nil
+	}
+	return "", cmdutil.UsageError(errors.New("missing " + envDSN + ", --dsn or --dsn-file"))
+}
+
 // open opens the ledger the flags name, for a command that writes (run,
 // track) or only reads (show, list, serve).
 func (o *ledgerOptions) open(readOnly bool) (reconcile.Store, func(), error) {
-	src := o.Config.Pick(o.DSN, envDSN)
-	if src == "" {
-		return nil, nil, cmdutil.UsageError(errors.New("missing " + envDSN + " or --dsn"))
+	src, err := o.dsnSource()
+	if err != nil {
+		return nil, nil, err
 	}
 	return o.openStore(src, readOnly)
 }
@@ -67,10 +122,13 @@ application tracks its orders until each has its final state.
 Only run records events, and only with --deliver: an event it records is
 delivered, never just printed. show, list and serve only read.
 
-The ledger is --dsn, else ` + envDSN + ` (a DSN may hold a password:
-the variable keeps it out of ps): postgres://… or postgresql://… for
-PostgreSQL, sqlite:PATH or file:PATH for SQLite. A SQLite file that does
-not exist is refused, unless run or track is given --create. A DSN is
+The ledger is --dsn, else the first line of --dsn-file FILE, else
+$` + envDSN + `: postgres://… or postgresql://… for PostgreSQL,
+sqlite:PATH or file:PATH for SQLite. A --dsn that holds a password is
+refused, as ps and shell history show flags: give such a DSN in the
+variable or the file, or leave the password out for the PostgreSQL driver
+to read from $PGPASSWORD or $PGPASSFILE (~/.pgpass). A SQLite file that
+does not exist is refused, unless run or track is given --create. A DSN is
 never printed with its password.`
 
 // NewCmdReconcile is `upicollect reconcile` with its subcommands.

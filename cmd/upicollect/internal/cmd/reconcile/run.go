@@ -1,12 +1,9 @@
 package reconcile
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -33,8 +30,6 @@ const maxDeliverTimeout = 10 * time.Minute
 type RunOptions struct {
 	ledgerOptions
 	Client cmdutil.ClientFunc
-	// ReadSecretFile reads --webhook-secret-file (cmdutil.Factory's).
-	ReadSecretFile func(path string) (string, error)
 
 	Conn              cmdutil.ConnFlags
 	Deliver           string
@@ -54,9 +49,21 @@ final state, and deliver each event once:
                            else, or running longer than --deliver-timeout:
                            not delivered; its stderr goes to the log and the
                            event comes again, after the ledger's backoff.
-                           The command also gets UPICOLLECT_DELIVERY_ID,
-                           UPICOLLECT_ORDER_ID and UPICOLLECT_RESULT, and
-                           not the secrets of this environment.
+                           The command runs in a process group of its own:
+                           once it has exited (or was killed), whatever it
+                           left running there is killed, so finish any
+                           background work before exiting.
+                           Its environment is exactly:
+                             ` + envDeliveryID + `  the delivery's id
+                             ` + envOrderID + `     the order's id
+                             ` + envResult + `        the event: paid, failed, ...
+                             PATH  the absolute directories of this PATH,
+                                   else ` + defaultPath + `
+                             HOME  this HOME, else ` + defaultHome + `
+                             LANG  this LANG, else ` + defaultLang + `
+                           and nothing else of this environment: none of
+                           its secrets (the service's keys, the webhook
+                           secret, the DSN, PGPASSWORD or any PG* variable).
   --deliver https://URL    POST the event as a signed webhook (see
                            docs/webhooks.md: the signature, the JSON and
                            receivers); a 2xx answer is delivered. The secret is
@@ -78,12 +85,13 @@ share one ledger. The service's credentials come as for every command
 // NewCmdRun is `upicollect reconcile run`; runF, when not nil, runs
 // instead of runRun (tests).
 func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command {
-	rf := &RunOptions{ledgerOptions: newLedgerOptions(f), ReadSecretFile: f.ReadSecretFile}
+	rf := &RunOptions{ledgerOptions: newLedgerOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "run --dsn DSN --deliver exec:COMMAND|https://URL [--once]",
 		Short: "Sweep the ledger and deliver each event to a command or a webhook",
 		Long:  runLong,
 		Example: `  upicollect reconcile run --dsn sqlite:shop.db --deliver 'exec:php credit.php' --once
+  upicollect reconcile run --dsn-file /etc/shop/ledger.dsn --deliver 'exec:php credit.php'
   UPICOLLECT_WEBHOOK_SECRET=… upicollect reconcile run --deliver https://shop.example/upi-webhook`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -109,6 +117,9 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 
 // runRun checks its flags before any I/O, then sweeps.
 func runRun(rf *RunOptions) error {
+	if err := rf.checkDSNFlags(); err != nil {
+		return err
+	}
 	if rf.Deliver == "" {
 		return cmdutil.UsageError(errors.New("run needs --deliver exec:COMMAND or --deliver https://URL: " +
 			"every event it records must reach your application, never only this terminal"))
@@ -192,7 +203,7 @@ func (rf *RunOptions) deliverer() (reconcile.Handler, error) {
 		if command == "" {
 			return nil, cmdutil.UsageError(errors.New("--deliver exec:COMMAND: the command is empty"))
 		}
-		x := &execDelivery{command: command, timeout: rf.DeliverTimeout, env: childEnv(os.Environ())}
+		x := &execDelivery{command: command, timeout: rf.DeliverTimeout, env: childEnv(rf.Config.Get)}
 		return x.deliver, nil
 	case strings.HasPrefix(strings.ToLower(rf.Deliver), "https://"), strings.HasPrefix(strings.ToLower(rf.Deliver), "http://"):
 		return rf.webhookDelivery()
@@ -216,94 +227,6 @@ func (rf *RunOptions) webhookSecret() ([]byte, error) {
 	}
 	rf.IO.Secrets().Add(secret)
 	return []byte(secret), nil
-}
-
-// childEnv is env without the secrets of this process: a delivery command
-// needs none of them.
-func childEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case cmdutil.EnvSecretKey, envWebhookSecret, envDSN, "UPICOLLECT_DELIVERY_ID", "UPICOLLECT_ORDER_ID", "UPICOLLECT_RESULT":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// maxStderr bounds what a delivery command's stderr adds to the log.
-const maxStderr = 2 << 10
-
-// execDelivery runs a command per event.
-type execDelivery struct {
-	command string
-	timeout time.Duration
-	env     []string
-}
-
-// deliver runs the command with the event's Delivery JSON on stdin. Exit
-// 0 is delivered; anything else is an error that quotes the command's
-// stderr (at most maxStderr bytes, escaped).
-func (x *execDelivery) deliver(ctx context.Context, e reconcile.Event) error {
-	body, id, err := deliveryJSON(e)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, x.timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", x.command)
-	cmd.Stdin = bytes.NewReader(append(body, '\n')) // one line: line-based tools read it whole
-	stderr := &boundedBuffer{max: maxStderr}
-	cmd.Stderr = stderr
-	cmd.Env = append(x.env, "UPICOLLECT_DELIVERY_ID="+id, "UPICOLLECT_ORDER_ID="+e.Order.ID, "UPICOLLECT_RESULT="+string(e.Result))
-	cmd.WaitDelay = time.Second // a child that keeps stderr open cannot hold the step
-	killGroup(cmd)
-	err = cmd.Run()
-	if err == nil {
-		return nil
-	}
-	what := err.Error()
-	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		what = fmt.Sprintf("killed after --deliver-timeout %v", x.timeout)
-	}
-	if s := stderr.String(); s != "" {
-		what += "; stderr: " + s
-	}
-	return fmt.Errorf("exec delivery failed (%s)", what)
-}
-
-// boundedBuffer keeps the first max bytes written to it and counts the
-// rest.
-type boundedBuffer struct {
-	max     int
-	buf     bytes.Buffer
-	dropped int
-}
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	if room := max(b.max-b.buf.Len(), 0); room < n {
-		b.dropped += n - room
-		p = p[:room]
-	}
-	b.buf.Write(p)
-	return n, nil
-}
-
-// String is what was kept, quoted (every control character escaped), with
-// how much was dropped.
-func (b *boundedBuffer) String() string {
-	s := strings.TrimSpace(b.buf.String())
-	if s == "" && b.dropped == 0 {
-		return ""
-	}
-	out := fmt.Sprintf("%q", s)
-	if b.dropped > 0 {
-		out += fmt.Sprintf(" (%d more bytes)", b.dropped)
-	}
-	return out
 }
 
 // printDelivered prints an event that was delivered.

@@ -120,7 +120,7 @@ func TestNewCmdRun(t *testing.T) {
 func TestRunRefusals(t *testing.T) {
 	secretFile := filepath.Join(t.TempDir(), "secret")
 	require.NoError(t, os.WriteFile(secretFile, []byte("whsec_file\n"), 0o600))
-	const noLedger = "missing UPICOLLECT_RECONCILE_DSN or --dsn"
+	const noLedger = "missing UPICOLLECT_RECONCILE_DSN, --dsn or --dsn-file"
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -241,11 +241,8 @@ func TestRunDeliveryTimeout(t *testing.T) {
 		"exec:sleep 60 & echo $! > "+pidFile+"; echo started >&2; wait")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `exec delivery failed (killed after --deliver-timeout 200ms; stderr: "started")`)
-	b, err := os.ReadFile(pidFile)
-	require.NoError(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	require.NoError(t, err)
-	assert.Eventually(t, func() bool { return gone(pid) }, 10*time.Second, 10*time.Millisecond, "the shell's child %d was killed too", pid)
+	pid := readPID(t, pidFile)
+	assert.True(t, awaitGone(t, pid), "the shell's child %d was killed too", pid)
 }
 
 // gone reports whether process pid has ended (a zombie has).
@@ -295,7 +292,7 @@ func TestRunWebhook(t *testing.T) {
 	assert.True(t, strings.HasPrefix(lines[1], `{"step":"2026-11-26T10:00:00Z","checked":1,"paid":1,`), lines[1])
 
 	f, stdout2, _ := testFactory(map[string]string{envWebhookSecret: "whsec_from_env"})
-	rf := &RunOptions{ledgerOptions: newLedgerOptions(f), ReadSecretFile: f.ReadSecretFile}
+	rf := &RunOptions{ledgerOptions: newLedgerOptions(f)}
 	secret, err := rf.webhookSecret()
 	require.NoError(t, err)
 	assert.Equal(t, "whsec_from_env", string(secret))
