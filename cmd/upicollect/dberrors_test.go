@@ -48,7 +48,9 @@ func TestDatabaseErrorsOneLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := cli(t, nil, "", "reconcile", "list", "--dsn", tt.dsn)
+			// The ledger comes in the variable: --dsn refuses a password.
+			env := []string{"UPICOLLECT_RECONCILE_DSN=" + tt.dsn}
+			r := cli(t, env, "", "reconcile", "list")
 			assert.Equal(t, exitFailure, r.code, r.output())
 			assert.Empty(t, r.stdout)
 			assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
@@ -63,7 +65,7 @@ func TestDatabaseErrorsOneLine(t *testing.T) {
 				seen[part] = true
 			}
 
-			r = cli(t, nil, "", "reconcile", "list", "--json", "--dsn", tt.dsn)
+			r = cli(t, env, "", "reconcile", "list", "--json")
 			assert.Equal(t, exitFailure, r.code, r.output())
 			var e cmdutil.ErrorJSON
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &e), r.output())
