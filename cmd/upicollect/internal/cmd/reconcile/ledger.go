@@ -68,9 +68,10 @@ func (o *ledgerOptions) openStore(dsn string, readOnly bool) (reconcile.Store, f
 		}
 	}
 	var opts []sqlstore.Option
-	if d.dialect == sqlstore.SQLite {
+	if d.dialect == sqlstore.SQLite || o.followClock {
 		// SQLite keeps no clock: the store's is this process's, the one
-		// every command reads (tests set their own).
+		// every command reads (tests set their own); a sweeper on a
+		// sandbox's time keeps it for PostgreSQL too.
 		opts = append(opts, sqlstore.WithClock(o.IO.Now))
 	}
 	st, err := sqlstore.New(ctx, db, d.dialect, opts...)

@@ -34,6 +34,9 @@ type ledgerOptions struct {
 	DSNFile string
 	Create  bool // only on the commands that write: run and track
 	JSON    bool
+	// followClock makes every store keep IO.Now as its clock, PostgreSQL
+	// too (run against a sandbox, on the sandbox's time).
+	followClock bool
 }
 
 func newLedgerOptions(f *cmdutil.Factory) ledgerOptions {

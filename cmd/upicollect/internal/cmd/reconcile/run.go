@@ -37,6 +37,8 @@ type RunOptions struct {
 	WebhookSecretFile string
 	Once              bool
 	Interval          time.Duration
+	// Clock is --clock: auto, sandbox or local.
+	Clock string
 }
 
 const runLong = `Check the orders tracked in the ledger on their schedule until each has its
@@ -80,7 +82,13 @@ due order: at most --interval, at least a fifth of it (never two steps
 back to back). A failed delivery is retried after a backoff that starts
 at --interval and grows with each failure. Several run processes may
 share one ledger. The service's credentials come as for every command
-('upicollect help environment').`
+('upicollect help environment').
+
+--clock says whose time the sweeper steps on. auto (the default) is the
+sandbox's when the base URL is a sandbox on this machine (it answers GET
+/sandbox/clock), so that 'upicollect sandbox advance 3h' brings a late
+payment's check due, and this machine's otherwise; sandbox insists on a
+sandbox's, local on this machine's (a PostgreSQL ledger keeps its own).`
 
 // NewCmdRun is `upicollect reconcile run`; runF, when not nil, runs
 // instead of runRun (tests).
@@ -112,6 +120,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringVar(&rf.WebhookSecretFile, "webhook-secret-file", "", "read the webhook secret from `FILE` (default $"+envWebhookSecret+")")
 	fl.BoolVar(&rf.Once, "once", false, "run one step and exit")
 	fl.DurationVar(&rf.Interval, "interval", 30*time.Second, "the longest wait between two steps")
+	fl.StringVar(&rf.Clock, "clock", clockAuto, "whose time the sweeper steps on: auto (the sandbox's when the base URL is a sandbox on this machine, else local), sandbox, or local")
 	return cmd
 }
 
@@ -134,11 +143,26 @@ func runRun(rf *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	switch rf.Clock {
+	case clockAuto, clockSandbox, clockLocal:
+	default:
+		return cmdutil.UsageError(fmt.Errorf("--clock %q: want auto, sandbox or local", rf.Clock))
+	}
 	c, _, err := rf.Client()
 	if err != nil {
 		return err
 	}
 	defer c.CloseIdleConnections()
+	clk, err := pickClock(rf.Ctx, rf.Clock, rf.Config.Pick(rf.Conn.BaseURL, cmdutil.EnvBaseURL))
+	if err != nil {
+		return fmt.Errorf("--clock sandbox: %w", err)
+	}
+	if clk != nil {
+		// The sweeper and the ledger step on the sandbox's time: an
+		// `upicollect sandbox advance` brings checks due.
+		defer clk.close()
+		rf.IO.Now, rf.followClock = clk.Now, true
+	}
 	st, closeDB, err := rf.open(false)
 	if err != nil {
 		return err
