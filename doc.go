@@ -111,28 +111,12 @@
 // An intent is paid in a UPI app: a payer on a laptop scans its QR code
 // with a phone, a payer on a phone taps a button that opens an app. A
 // laptop's browser cannot open a upi: link, so a page never sends it
-// there; it shows the QR code on a wide screen and the buttons on a phone
-// (a CSS media query does it without reading the user agent), and offers
-// "I have paid" back to the shop's return page, which checks the order.
-// The SDK gives the page what it needs:
-//
-//   - Intent.PayLinks: the app links in a stable order with their names
-//     (PhonePe, Google Pay, Paytm, CRED, BHIM, the apps the SDK does not
-//     know by their key, and the generic link last as "Any UPI app").
-//   - Intent.QR: the QR code as a PNG and a data: URL, from whichever form
-//     DynamicQR took (a data:image/png;base64 URL, raw base64 of a PNG, a
-//     upi: link to draw), or drawn from the generic link when it is absent,
-//     unusable or the web address of an image, which the SDK never fetches.
-//     Intent.LinkQR always draws the generic link.
-//   - Both typed for html/template (template.URL): it would otherwise
-//     replace a upi:, app-scheme or data: URL in an href or src by
-//     "#ZgotmplZ". They are safe there because the SDK has read every link
-//     as a UPI link of an allowed scheme (never javascript:, data:, http:
-//     and the like) and built the data: URL itself.
-//
-// examples/checkout is the whole pattern: the shop's pay page, and the
-// return page that confirms the payment through the ledger
-// (reconcile.Sweeper.Confirm).
+// there. Package github.com/upicollect/upicollect-go/paypage gives a page
+// what it needs, typed for html/template: the app links in a stable order
+// with the apps' names (paypage.Links) and the QR code as a PNG and a
+// data: URL from whichever form DynamicQR took (paypage.QR).
+// examples/checkout is the whole pattern, with the return page that
+// confirms the payment through the ledger (reconcile.Sweeper.Confirm).
 //
 // # Many processes and telemetry
 //

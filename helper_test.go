@@ -27,7 +27,7 @@ import (
 	"github.com/upicollect/upicollect-go/internal/clock"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/decoded")
 
 // The test credentials. The API is mounted under apiPrefix so that a client
 // that builds absolute paths ("/v1/...") instead of joining them to the base

@@ -31,11 +31,11 @@ type Intent struct {
 	// AppLinks holds the per-app links keyed by the service's own field name
 	// ("phonepe", "paytm", "gpay", "cred", or "app_a"... in the document);
 	// CreatePaymentIntent leaves out a link that cannot be read or names no
-	// payee. PayLinks lists them in order, with the apps' names.
+	// payee. paypage.Links lists them in order, with the apps' names.
 	AppLinks map[string]string
 	// DynamicQR is the QR code as sent, opaque: the web address of an
 	// image, a data:image/png;base64 URL, raw base64 of a PNG, or the
-	// upi: link to draw. QR makes an image of any of them.
+	// upi: link to draw. paypage.QR makes an image of any of them.
 	DynamicQR    string
 	ExpiresAt    time.Time // zero when absent or unparseable
 	MerchantName string    // "merchantName", when the service sends it

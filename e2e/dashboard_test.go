@@ -16,7 +16,7 @@ import (
 )
 
 // dashboardNow is the dashboard's "today" in these tests: 10:00 IST.
-var dashboardNow = time.Date(2026, 11, 26, 10, 0, 0, 0, dashboard.IST)
+var dashboardNow = time.Date(2026, 11, 26, 10, 0, 0, 0, upicollect.IndiaTime)
 
 // laptop1366 is the common laptop screen the dashboard is checked on.
 var laptop1366 = viewport{"1366x768", 1366, 768, 1, false}

@@ -257,8 +257,8 @@ const payPageFactsJS = `(() => {
 // not fetch, and a data:image/png;base64 URL): on the laptop the QR code
 // is shown, loaded and reads as the intent's generic link, and no app
 // link is shown; on the phone the app buttons come first, named, in
-// PayLinks' order, big enough to tap. No frame ever navigates to anything
-// but the shop. "I have paid" after the payment leads to the return page,
+// paypage.Links' order, big enough to tap. No frame ever navigates to
+// anything but the shop. "I have paid" after the payment leads to the return page,
 // which confirms it. Screenshots: checkout-pay-<variant>-<screen>.png.
 func TestCheckoutPayPage(t *testing.T) {
 	browserPath(t) // skip before building anything when there is no browser
@@ -346,7 +346,7 @@ func checkLaptopPayPage(t *testing.T, tb *tab, f payPageFacts) {
 	}
 }
 
-// checkPhonePayPage: the app buttons are shown, in PayLinks' order with
+// checkPhonePayPage: the app buttons are shown, in paypage.Links' order with
 // their names, each opening its app's scheme, tall enough to tap, above
 // the QR code.
 func checkPhonePayPage(t *testing.T, f payPageFacts) {

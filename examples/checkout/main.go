@@ -11,9 +11,9 @@
 // "no payment has reached us", never as a payment in progress.
 //
 // The pay page is the pattern for showing an intent. A laptop cannot open
-// a upi: link, so it shows the QR code (Intent.QR, as a data: URL) for the
+// a upi: link, so it shows the QR code (paypage.QR, as a data: URL) for the
 // payer to scan with a phone; a phone cannot scan its own screen, so it
-// shows a button per UPI app (Intent.PayLinks) first. A CSS media query
+// shows a button per UPI app (paypage.Links) first. A CSS media query
 // picks, by the screen's width and pointer, never the user agent. No page
 // sends a laptop's browser to a upi: link; "I have paid" leads to the
 // return page, which checks the order.

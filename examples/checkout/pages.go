@@ -43,7 +43,7 @@ var (
 	// payPageTmpl is the shop's own pay page for an intent. On a laptop it
 	// shows the QR code, which the payer scans with a phone; on a phone,
 	// which cannot scan its own screen, a button per UPI app first (the
-	// intent's PayLinks, in their order), the QR code below for paying
+	// paypage.Links, in their order), the QR code below for paying
 	// from another phone. The app buttons are hidden on a laptop, whose
 	// browser cannot open a upi: link: nothing here sends it there. "I have
 	// paid" goes to the return page, which checks the order.

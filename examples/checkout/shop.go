@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/paypage"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -164,9 +165,10 @@ func payPath(orderID string) string { return "/pay?ref=" + url.QueryEscape(order
 
 // pay shows an intent's pay page: its QR code for a laptop, its app links
 // for a phone (the page's CSS picks), and "I have paid", to the return
-// page. The SDK gives both: PayLinks in a fixed order with the apps' names,
-// QR the image as a data: URL whatever form the service sent it in, and
-// both typed so that html/template keeps their upi:, app and data: URLs.
+// page. The SDK's paypage package gives both: Links in a fixed order with
+// the apps' names, QR the image as a data: URL whatever form the service
+// sent it in, both typed so that html/template keeps their upi:, app and
+// data: URLs.
 func (s *shop) pay(w http.ResponseWriter, r *http.Request) {
 	orderID := r.URL.Query().Get("ref")
 	o, ok := s.orders.get(orderID)
@@ -174,7 +176,7 @@ func (s *shop) pay(w http.ResponseWriter, r *http.Request) {
 		render(w, http.StatusNotFound, errorPage, map[string]any{"Message": "No such order."})
 		return
 	}
-	qr, err := o.Intent.QR(0)
+	qr, err := paypage.QR(o.Intent, 0)
 	if err != nil { // not for an intent CreatePaymentIntent returned
 		log.Printf("pay %s: %v", orderID, err)
 		render(w, http.StatusInternalServerError, errorPage, map[string]any{"Message": "Could not show the QR code."})
@@ -182,7 +184,7 @@ func (s *shop) pay(w http.ResponseWriter, r *http.Request) {
 	}
 	data := map[string]any{
 		"Intent": o.Intent,
-		"Apps":   o.Intent.PayLinks(),
+		"Apps":   paypage.Links(o.Intent),
 		"QR":     qr,
 		"Return": "/return?ref=" + url.QueryEscape(orderID),
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/paypage"
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -79,16 +79,16 @@ func checkout(t *testing.T, srv *httptest.Server) (string, string) {
 }
 
 // TestCheckoutShowsQRAndLinks: the pay page shows the intent's QR code as
-// a data: URL, a button per UPI app in PayLinks' order with the apps'
+// a data: URL, a button per UPI app in paypage.Links' order with the apps'
 // names, "I have paid" to the return page, and the sandbox's payer page;
 // the checkout sends the browser to the pay page, never to a upi: link.
 func TestCheckoutShowsQRAndLinks(t *testing.T) {
 	for _, tt := range []struct {
 		variants []string
-		source   upicollect.QRSource
+		source   paypage.Source
 	}{
-		{nil, upicollect.QRFromLink},                                // dynamicQR is the web address of an image
-		{[]string{sandbox.VariantQRBase64}, upicollect.QRFromImage}, // dynamicQR is a data:image/png;base64 URL
+		{nil, paypage.FromLink},                                // dynamicQR is the web address of an image
+		{[]string{sandbox.VariantQRBase64}, paypage.FromImage}, // dynamicQR is a data:image/png;base64 URL
 	} {
 		t.Run("variants "+strings.Join(tt.variants, ","), func(t *testing.T) {
 			s, srv, sb := newTestShop(t, sandbox.WithVariant(tt.variants...))
@@ -103,10 +103,10 @@ func TestCheckoutShowsQRAndLinks(t *testing.T) {
 			require.True(t, ok)
 			in := o.Intent
 			require.NotNil(t, in)
-			qr, err := in.QR(0)
+			qr, err := paypage.QR(in, 0)
 			require.NoError(t, err)
 			assert.Equal(t, tt.source, qr.Source)
-			if tt.source == upicollect.QRFromImage {
+			if tt.source == paypage.FromImage {
 				assert.Equal(t, in.DynamicQR, string(qr.DataURL()), "the service's image, as sent")
 			}
 			img := regexp.MustCompile(`<img class="qr" alt="UPI QR code for ₹499.00" width="(\d+)" height="(\d+)" src="([^"]+)">`).FindStringSubmatch(page)
@@ -118,7 +118,7 @@ func TestCheckoutShowsQRAndLinks(t *testing.T) {
 			var names []string
 			for i, a := range apps {
 				names = append(names, a[3])
-				l := in.PayLinks()[i]
+				l := paypage.Links(in)[i]
 				assert.Equal(t, l.App, a[1])
 				assert.Equal(t, string(l.URL), html.UnescapeString(a[2]))
 			}

@@ -1,4 +1,4 @@
-package upicollect_test
+package paypage_test
 
 import (
 	"context"
@@ -6,10 +6,25 @@ import (
 	"html/template"
 	"io"
 	"log"
+	"time"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/paypage"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
+
+// The examples run against the sandbox, the service's fake on loopback,
+// with a fixed clock and public URL so that their output is stable. Real
+// code makes its client with upicollect.NewClient.
+
+var exampleCustomer = upicollect.Customer{Name: "Ravi Kumar", Email: "ravi@example.com", Mobile: "+91 98765-43210"}
+
+func exampleSandbox(opts ...sandbox.Option) *sandbox.Server {
+	return sandbox.New(append([]sandbox.Option{
+		sandbox.WithClock(func() time.Time { return time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC) }),
+		sandbox.WithPublicURL("https://sandbox.example.com"),
+	}, opts...)...)
+}
 
 // payPageTmpl is a shop's pay page: the QR code for a payer on a laptop,
 // who scans it with a phone, and a button per UPI app for a payer on a
@@ -25,10 +40,10 @@ var payPageTmpl = template.Must(template.New("pay").Parse(`<style>
 `))
 
 // An intent's links and QR code on a shop's page, with html/template:
-// PayLinks gives the app buttons in a stable order with their names, QR
-// the image, and both are typed so that the template keeps the upi:,
+// Links gives the app buttons in a stable order with their names, QR the
+// image, and both are typed so that the template keeps the upi:,
 // app-scheme and data: URLs it would otherwise blank.
-func ExampleIntent_PayLinks() {
+func ExampleLinks() {
 	sb := exampleSandbox()
 	defer sb.Close()
 	intent, err := sb.Client().CreatePaymentIntent(context.Background(), &upicollect.IntentParams{
@@ -41,15 +56,15 @@ func ExampleIntent_PayLinks() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, l := range intent.PayLinks() {
+	for _, l := range paypage.Links(intent) {
 		fmt.Printf("%-12s %s\n", l.Name, l.URL)
 	}
-	qr, err := intent.QR(0)
+	qr, err := paypage.QR(intent, 0)
 	if err != nil {
 		log.Fatal(err)
 	}
 	// A handler renders to its http.ResponseWriter.
-	if err := payPageTmpl.Execute(io.Discard, map[string]any{"QR": qr, "Apps": intent.PayLinks()}); err != nil {
+	if err := payPageTmpl.Execute(io.Discard, map[string]any{"QR": qr, "Apps": paypage.Links(intent)}); err != nil {
 		log.Fatal(err)
 	}
 	// Output:
@@ -63,7 +78,7 @@ func ExampleIntent_PayLinks() {
 // The QR code of an intent as a PNG: the service's own image when
 // DynamicQR carries one, else drawn by the SDK. The sandbox here sends a
 // web address, which the SDK never fetches: it draws the generic link.
-func ExampleIntent_QR() {
+func ExampleQR() {
 	sb := exampleSandbox()
 	defer sb.Close()
 	intent, err := sb.Client().CreatePaymentIntent(context.Background(), &upicollect.IntentParams{
@@ -77,7 +92,7 @@ func ExampleIntent_QR() {
 		log.Fatal(err)
 	}
 	fmt.Println("dynamicQR:", intent.DynamicQR)
-	qr, err := intent.QR(0)
+	qr, err := paypage.QR(intent, 0)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -86,7 +101,7 @@ func ExampleIntent_QR() {
 	fmt.Printf("%dx%d PNG, %s…\n", qr.Size, qr.Size, qr.DataURL()[:30])
 
 	// A sandbox that sends the image itself, as data:image/png;base64.
-	sb64 := sandbox.New(sandbox.WithVariant(sandbox.VariantQRBase64))
+	sb64 := exampleSandbox(sandbox.WithVariant(sandbox.VariantQRBase64))
 	defer sb64.Close()
 	intent, err = sb64.Client().CreatePaymentIntent(context.Background(), &upicollect.IntentParams{
 		Amount:      upicollect.Rupees(499),
@@ -97,7 +112,7 @@ func ExampleIntent_QR() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	qr, err = intent.QR(0)
+	qr, err = paypage.QR(intent, 0)
 	if err != nil {
 		log.Fatal(err)
 	}

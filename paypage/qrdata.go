@@ -1,4 +1,4 @@
-package upicollect
+package paypage
 
 import (
 	"bytes"
@@ -121,4 +121,9 @@ func checkQRPNG(b []byte) (int, error) {
 		return 0, fmt.Errorf("is a damaged PNG: %w", err)
 	}
 	return cfg.Width, nil
+}
+
+// hasPrefixFold reports whether s begins with prefix, in any case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }

@@ -1,7 +1,8 @@
-package upicollect_test
+package paypage_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"html"
 	"html/template"
@@ -14,15 +15,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/paypage"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // payQuery is the query of every good link in these tests.
 const payQuery = "pa=acme@okaxis&pn=Acme&am=499.00&tr=ORD-1001&cu=INR"
 
-// payLinkLines writes links one a line, tab-separated, as the golden file
+// linkLines writes links one a line, tab-separated, as the golden file
 // holds them.
-func payLinkLines(links []upicollect.PayLink) string {
+func linkLines(links []paypage.Link) string {
 	var b strings.Builder
 	for _, l := range links {
 		fmt.Fprintf(&b, "%s\t%s\t%s\n", l.App, l.Name, l.URL)
@@ -30,11 +34,11 @@ func payLinkLines(links []upicollect.PayLink) string {
 	return b.String()
 }
 
-// TestPayLinks: the links come in PayLinks' documented order (the known
+// TestLinks: the links come in Links' documented order (the known
 // apps, most used first; the other keys sorted; the generic link last),
 // each named, and a link that does not read as a UPI link of an allowed
 // scheme is left out, whoever built the Intent.
-func TestPayLinks(t *testing.T) {
+func TestLinks(t *testing.T) {
 	t.Parallel()
 	generic := "upi://pay?" + payQuery
 	for _, tt := range []struct {
@@ -86,7 +90,7 @@ func TestPayLinks(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			links := tt.intent.PayLinks()
+			links := paypage.Links(tt.intent)
 			if tt.want == nil {
 				assert.Nil(t, links)
 				return
@@ -100,24 +104,24 @@ func TestPayLinks(t *testing.T) {
 	}
 }
 
-// TestPayLinksStable: the same intent gives the same slice every time,
+// TestLinksStable: the same intent gives the same slice every time,
 // whatever order the map of app links iterates in.
-func TestPayLinksStable(t *testing.T) {
+func TestLinksStable(t *testing.T) {
 	t.Parallel()
 	in := &upicollect.Intent{Link: "upi://pay?" + payQuery, AppLinks: map[string]string{}}
 	for _, k := range []string{"phonepe", "gpay", "paytm", "cred", "bhim", "app_a", "app_b", "app_c", "k1", "k2", "k3", "k4"} {
 		in.AppLinks[k] = "upi://pay?" + payQuery + "&k=" + k
 	}
-	first := payLinkLines(in.PayLinks())
+	first := linkLines(paypage.Links(in))
 	for range 50 {
-		require.Equal(t, first, payLinkLines(in.PayLinks()))
+		require.Equal(t, first, linkLines(paypage.Links(in)))
 	}
 }
 
-// TestPayLinksGolden: the links of a sandbox intent with every app the SDK
-// knows and three it does not, as testdata/paylinks.golden holds them
-// (go test -run TestPayLinksGolden -update rewrites it).
-func TestPayLinksGolden(t *testing.T) {
+// TestLinksGolden: the links of a sandbox intent with every app the SDK
+// knows and three it does not, as testdata/links.golden holds them
+// (go test -run TestLinksGolden -update rewrites it).
+func TestLinksGolden(t *testing.T) {
 	t.Parallel()
 	in := &upicollect.Intent{
 		Link: "upi://pay?pa=chai@okaxis&pn=Chai%20Shop&am=499.00&tr=ord_golden&tn=Masala%20chai%20kit&cu=INR",
@@ -133,8 +137,8 @@ func TestPayLinksGolden(t *testing.T) {
 		},
 	}
 	require.NoError(t, in.Verify(&upicollect.IntentParams{Amount: upicollect.Rupees(499), OrderID: "ord_golden"}))
-	got := payLinkLines(in.PayLinks())
-	path := filepath.Join("testdata", "paylinks.golden")
+	got := linkLines(paypage.Links(in))
+	path := filepath.Join("testdata", "links.golden")
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
@@ -148,10 +152,10 @@ func TestPayLinksGolden(t *testing.T) {
 var payPage = template.Must(template.New("pay").Parse(
 	`{{range .Links}}<a href="{{.URL}}">{{.Name}}</a>{{end}}<img src="{{.QR.DataURL}}"><a href="{{.Plain}}">plain</a>`))
 
-// TestPayLinksInHTMLTemplate: html/template keeps the links and the QR's
+// TestLinksInHTMLTemplate: html/template keeps the links and the QR's
 // data URL in href and src, escaped for the attribute (& as &amp;), where
 // it blanks the same link given as a string.
-func TestPayLinksInHTMLTemplate(t *testing.T) {
+func TestLinksInHTMLTemplate(t *testing.T) {
 	t.Parallel()
 	s := sandbox.Start(t, sandbox.WithVariant(sandbox.VariantQRBase64))
 	in, err := s.Client().CreatePaymentIntent(context.Background(), &upicollect.IntentParams{
@@ -159,10 +163,10 @@ func TestPayLinksInHTMLTemplate(t *testing.T) {
 		Note: "Tea & cake", Customer: upicollect.Customer{Name: "Ravi", Email: "ravi@example.com", Mobile: "9876543210"},
 	})
 	require.NoError(t, err)
-	qr, err := in.QR(0)
+	qr, err := paypage.QR(in, 0)
 	require.NoError(t, err)
-	require.Equal(t, upicollect.QRFromImage, qr.Source)
-	links := in.PayLinks()
+	require.Equal(t, paypage.FromImage, qr.Source)
+	links := paypage.Links(in)
 	require.Len(t, links, 5)
 
 	var b strings.Builder

@@ -1,4 +1,4 @@
-package upicollect
+package paypage
 
 import (
 	"bytes"

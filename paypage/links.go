@@ -1,52 +1,52 @@
-package upicollect
+package paypage
 
 import (
 	"html/template"
 	"slices"
-	"strings"
 
+	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/internal/upi"
 	"github.com/upicollect/upicollect-go/internal/vocab"
 )
 
-// GenericApp is PayLink.App of an intent's generic link (Intent.Link):
-// the answer's own name for it.
+// GenericApp is Link.App of an intent's generic link (Intent.Link): the
+// answer's own name for it.
 const GenericApp = "intent"
 
-// GenericAppName is PayLink.Name of an intent's generic link: a upi: link
-// opens whichever UPI app the payer has (Android asks which), BHIM and the
-// banks' apps included.
-const GenericAppName = "Any UPI app"
+// GenericName is Link.Name of an intent's generic link: a upi: link opens
+// whichever UPI app the payer has (Android asks which), BHIM and the banks'
+// apps included.
+const GenericName = "Any UPI app"
 
-// PayLink is one of an intent's links as a pay page shows it: a button that
+// Link is one of an intent's links as a pay page shows it: a button that
 // opens a UPI app on the payer's phone.
-type PayLink struct {
+type Link struct {
 	// App is the link's key in the service's answer ("phonepe", "gpay",
 	// "paytm", "cred", ...), or GenericApp for Intent.Link.
 	App string
 	// Name is what the button says: the app's own name ("PhonePe",
 	// "Google Pay", "Paytm", "CRED", "BHIM"), the key as the answer spells
-	// it for an app the SDK does not know, or GenericAppName.
+	// it for an app the SDK does not know, or GenericName.
 	Name string
 	// URL is the link, typed for html/template: <a href="{{.URL}}"> keeps
 	// it, where a plain string with the upi: or an app's scheme would be
-	// replaced by "#ZgotmplZ". PayLinks sets it only to a link the SDK has
-	// read as a UPI link (see Intent.PayLinks).
+	// replaced by "#ZgotmplZ". Links sets it only to a link it has read as
+	// a UPI link (see Links).
 	URL template.URL
 }
 
-// PayLinks returns the intent's links in the order a pay page lists them,
+// Links returns the intent's links in the order a pay page lists them,
 // each with the name of the app it opens:
 //
 //  1. the apps the SDK knows, most used first: PhonePe ("phonepe"),
 //     Google Pay ("gpay"), Paytm ("paytm"), CRED ("cred"), BHIM ("bhim");
-//  2. the other keys of AppLinks, sorted, each named by its key;
-//  3. the generic link, Intent.Link, last, as GenericAppName: the catch-all
+//  2. the other keys of Intent.AppLinks, sorted, each named by its key;
+//  3. the generic link, Intent.Link, last, as GenericName: the catch-all
 //     for every app without a button of its own, as hosted checkouts list
 //     "other UPI apps" after the named ones.
 //
 // The order is stable: the same intent gives the same slice. The links are
-// for a phone; a laptop cannot open them (show the QR code there, see QR).
+// for a phone; a laptop cannot open them (show it the QR code, see QR).
 //
 // Each URL is a template.URL, so html/template keeps it in an href. That is
 // safe because html/template blanks such URLs only for fear of a
@@ -54,35 +54,35 @@ type PayLink struct {
 // reads every link of the answer (the generic one must be upi:, an app's
 // upi: or the app's own scheme, never javascript:, vbscript:, data:,
 // file:, http(s): or intent:) and checks each pays the amount, order and
-// payee asked, or refuses the answer. PayLinks reads each link again, so
-// that an Intent built or changed elsewhere cannot slip another scheme
-// through: a link that does not read as a UPI link of an allowed scheme,
-// or has spaces around it, is left out. html/template still escapes the
-// URL for its attribute. For an Intent that did not come from
-// CreatePaymentIntent, call Verify before showing its links: PayLinks
-// checks what a link is, not what it pays.
-func (i *Intent) PayLinks() []PayLink {
-	if i == nil {
+// payee asked, or refuses the answer. Links reads each link again, so that
+// an Intent built or changed elsewhere cannot slip another scheme through:
+// a link that does not read as a UPI link of an allowed scheme, or has
+// spaces around it, is left out. html/template still escapes the URL for
+// its attribute. For an Intent that did not come from CreatePaymentIntent,
+// call its Verify before showing its links: Links checks what a link is,
+// not what it pays. A nil intent has no links.
+func Links(in *upicollect.Intent) []Link {
+	if in == nil {
 		return nil
 	}
-	links := make([]PayLink, 0, len(i.AppLinks)+1)
+	links := make([]Link, 0, len(in.AppLinks)+1)
 	for _, app := range vocab.UPIApps {
-		if u, ok := i.AppLinks[app.Key]; ok && isAppLink(u) {
-			links = append(links, PayLink{App: app.Key, Name: app.Name, URL: template.URL(u)})
+		if u, ok := in.AppLinks[app.Key]; ok && isAppLink(u) {
+			links = append(links, Link{App: app.Key, Name: app.Name, URL: template.URL(u)})
 		}
 	}
-	others := make([]string, 0, len(i.AppLinks))
-	for k, u := range i.AppLinks {
+	others := make([]string, 0, len(in.AppLinks))
+	for k, u := range in.AppLinks {
 		if vocab.AppName(k) == "" && isAppLink(u) {
 			others = append(others, k)
 		}
 	}
 	slices.Sort(others)
 	for _, k := range others {
-		links = append(links, PayLink{App: k, Name: k, URL: template.URL(i.AppLinks[k])})
+		links = append(links, Link{App: k, Name: k, URL: template.URL(in.AppLinks[k])})
 	}
-	if isUPILink(i.Link) {
-		links = append(links, PayLink{App: GenericApp, Name: GenericAppName, URL: template.URL(i.Link)})
+	if isUPILink(in.Link) {
+		links = append(links, Link{App: GenericApp, Name: GenericName, URL: template.URL(in.Link)})
 	}
 	return links
 }
@@ -95,8 +95,3 @@ func isAppLink(s string) bool { return upi.CheckAppLink("", s) == nil }
 // isUPILink reports whether s is an app link with the upi: scheme itself,
 // as the generic link and a dynamic QR's link must be.
 func isUPILink(s string) bool { return upi.HasUPIScheme(s) && isAppLink(s) }
-
-// hasPrefixFold reports whether s begins with prefix, in any case.
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}

@@ -1,4 +1,4 @@
-package upicollect_test
+package paypage_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/internal/qrcode"
+	"github.com/upicollect/upicollect-go/paypage"
 )
 
 // qrLink is the generic link of the intents here; qrLinkOther the link a
@@ -54,10 +55,10 @@ func wrap(s string, n int) string {
 	return b.String()
 }
 
-// TestIntentQR: every form DynamicQR has taken gives an image: the
+// TestQR: every form DynamicQR has taken gives an image: the
 // service's PNG as sent, its upi: link drawn, or the generic link drawn
 // with the reason DynamicQR was not used.
-func TestIntentQR(t *testing.T) {
+func TestQR(t *testing.T) {
 	t.Parallel()
 	service := qrPNG(t, qrLink, 232) // the service's own image
 	gifBytes := func() []byte {
@@ -70,100 +71,100 @@ func TestIntentQR(t *testing.T) {
 	tooLongLink := "upi://pay?" + payQuery + "&tn=" + strings.Repeat("x", 2400) // readable, more than level M holds
 	for _, tt := range []struct {
 		name, dynamicQR string
-		source          upicollect.QRSource
+		source          paypage.Source
 		png             []byte // want, for QRFromImage
 		size            int    // want, for QRFromImage
 		reason          string // want, for QRFromLink
 	}{
-		{name: "data URL", dynamicQR: "data:image/png;base64," + b64(service), source: upicollect.QRFromImage, png: service, size: 232},
-		{name: "data URL in capitals", dynamicQR: "DATA:IMAGE/PNG;BASE64," + b64(service), source: upicollect.QRFromImage, png: service, size: 232},
-		{name: "data URL with parameters", dynamicQR: "data: image/png ;name=qr.png;base64," + b64(service), source: upicollect.QRFromImage, png: service, size: 232},
-		{name: "data URL wrapped at 76", dynamicQR: "data:image/png;base64," + wrap(b64(service), 76), source: upicollect.QRFromImage, png: service, size: 232},
+		{name: "data URL", dynamicQR: "data:image/png;base64," + b64(service), source: paypage.FromImage, png: service, size: 232},
+		{name: "data URL in capitals", dynamicQR: "DATA:IMAGE/PNG;BASE64," + b64(service), source: paypage.FromImage, png: service, size: 232},
+		{name: "data URL with parameters", dynamicQR: "data: image/png ;name=qr.png;base64," + b64(service), source: paypage.FromImage, png: service, size: 232},
+		{name: "data URL wrapped at 76", dynamicQR: "data:image/png;base64," + wrap(b64(service), 76), source: paypage.FromImage, png: service, size: 232},
 		{name: "data URL without padding", dynamicQR: "data:image/png;base64," + strings.TrimRight(b64(grayPNG(t, 21, 21)), "="),
-			source: upicollect.QRFromImage, png: grayPNG(t, 21, 21), size: 21},
-		{name: "raw base64", dynamicQR: b64(service), source: upicollect.QRFromImage, png: service, size: 232},
-		{name: "the largest image", dynamicQR: b64(big), source: upicollect.QRFromImage, png: big, size: png2048},
-		{name: "a upi: link", dynamicQR: qrLinkOther, source: upicollect.QRFromQRLink},
-		{name: "a UPI: link", dynamicQR: "UPI:" + qrLinkOther[4:], source: upicollect.QRFromQRLink},
+			source: paypage.FromImage, png: grayPNG(t, 21, 21), size: 21},
+		{name: "raw base64", dynamicQR: b64(service), source: paypage.FromImage, png: service, size: 232},
+		{name: "the largest image", dynamicQR: b64(big), source: paypage.FromImage, png: big, size: png2048},
+		{name: "a upi: link", dynamicQR: qrLinkOther, source: paypage.FromQRLink},
+		{name: "a UPI: link", dynamicQR: "UPI:" + qrLinkOther[4:], source: paypage.FromQRLink},
 
-		{name: "absent", dynamicQR: "", source: upicollect.QRFromLink, reason: "dynamicQR is absent"},
-		{name: "https address", dynamicQR: "https://api.example.com/qr/ORD-1001.png", source: upicollect.QRFromLink,
+		{name: "absent", dynamicQR: "", source: paypage.FromLink, reason: "dynamicQR is absent"},
+		{name: "https address", dynamicQR: "https://api.example.com/qr/ORD-1001.png", source: paypage.FromLink,
 			reason: "dynamicQR is a web address, which the SDK does not fetch"},
-		{name: "http address", dynamicQR: "HTTP://127.0.0.1:8080/sandbox/qr/ORD-1001.png", source: upicollect.QRFromLink,
+		{name: "http address", dynamicQR: "HTTP://127.0.0.1:8080/sandbox/qr/ORD-1001.png", source: paypage.FromLink,
 			reason: "dynamicQR is a web address, which the SDK does not fetch"},
-		{name: "bad base64 in a data URL", dynamicQR: "data:image/png;base64,iVBORw0KGgo!!!!", source: upicollect.QRFromLink,
+		{name: "bad base64 in a data URL", dynamicQR: "data:image/png;base64,iVBORw0KGgo!!!!", source: paypage.FromLink,
 			reason: "dynamicQR is not base64: illegal base64 data at input byte 11"},
-		{name: "bad raw base64", dynamicQR: "iVBORw0KGgo*", source: upicollect.QRFromLink,
+		{name: "bad raw base64", dynamicQR: "iVBORw0KGgo*", source: paypage.FromLink,
 			reason: "dynamicQR is not base64: illegal base64 data at input byte 11"},
-		{name: "a data URL of a JPEG", dynamicQR: "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ==", source: upicollect.QRFromLink,
+		{name: "a data URL of a JPEG", dynamicQR: "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ==", source: paypage.FromLink,
 			reason: `dynamicQR is a data URL of "image/jpeg", not image/png`},
-		{name: "an SVG data URL", dynamicQR: "data:image/svg+xml;base64," + b64([]byte("<svg onload=alert(1)>")), source: upicollect.QRFromLink,
+		{name: "an SVG data URL", dynamicQR: "data:image/svg+xml;base64," + b64([]byte("<svg onload=alert(1)>")), source: paypage.FromLink,
 			reason: `dynamicQR is a data URL of "image/svg+xml", not image/png`},
-		{name: "a GIF called PNG", dynamicQR: "data:image/png;base64," + b64(gifBytes), source: upicollect.QRFromLink,
+		{name: "a GIF called PNG", dynamicQR: "data:image/png;base64," + b64(gifBytes), source: paypage.FromLink,
 			reason: "dynamicQR is not a PNG: png: invalid format: not a PNG file"},
-		{name: "a data URL not in base64", dynamicQR: "data:image/png,%89PNG", source: upicollect.QRFromLink,
+		{name: "a data URL not in base64", dynamicQR: "data:image/png,%89PNG", source: paypage.FromLink,
 			reason: "dynamicQR is a data URL that is not base64"},
-		{name: "a data URL without a comma", dynamicQR: "data:", source: upicollect.QRFromLink,
+		{name: "a data URL without a comma", dynamicQR: "data:", source: paypage.FromLink,
 			reason: "dynamicQR is a data URL without a comma"},
 		{name: "a PNG of one pixel", dynamicQR: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
-			source: upicollect.QRFromLink, reason: "dynamicQR is a 1x1 image, not the square of 21 to 2048 pixels of a QR code"},
-		{name: "a PNG one pixel too small", dynamicQR: b64(grayPNG(t, 20, 20)), source: upicollect.QRFromLink,
+			source: paypage.FromLink, reason: "dynamicQR is a 1x1 image, not the square of 21 to 2048 pixels of a QR code"},
+		{name: "a PNG one pixel too small", dynamicQR: b64(grayPNG(t, 20, 20)), source: paypage.FromLink,
 			reason: "dynamicQR is a 20x20 image, not the square of 21 to 2048 pixels of a QR code"},
-		{name: "a PNG one pixel too large", dynamicQR: b64(grayPNG(t, png2048+1, png2048+1)), source: upicollect.QRFromLink,
+		{name: "a PNG one pixel too large", dynamicQR: b64(grayPNG(t, png2048+1, png2048+1)), source: paypage.FromLink,
 			reason: "dynamicQR is a 2049x2049 image, not the square of 21 to 2048 pixels of a QR code"},
-		{name: "a PNG not square", dynamicQR: b64(grayPNG(t, 232, 240)), source: upicollect.QRFromLink,
+		{name: "a PNG not square", dynamicQR: b64(grayPNG(t, 232, 240)), source: paypage.FromLink,
 			reason: "dynamicQR is a 232x240 image, not the square of 21 to 2048 pixels of a QR code"},
-		{name: "a damaged PNG", dynamicQR: b64(service[:len(service)-20]), source: upicollect.QRFromLink,
+		{name: "a damaged PNG", dynamicQR: b64(service[:len(service)-20]), source: paypage.FromLink,
 			reason: "dynamicQR is a damaged PNG: png: invalid format: unexpected EOF"},
-		{name: "base64 longer than an image may be", dynamicQR: "iVBORw0KGgo" + strings.Repeat("A", 2*1398104), source: upicollect.QRFromLink,
+		{name: "base64 longer than an image may be", dynamicQR: "iVBORw0KGgo" + strings.Repeat("A", 2*1398104), source: paypage.FromLink,
 			reason: "dynamicQR is longer than a 1048576-byte image"},
 		{name: "base64 as long as an image may be, most of it white space", dynamicQR: b64(service) + strings.Repeat(" ", 2*1398104-len(b64(service))),
-			source: upicollect.QRFromImage, png: service, size: 232},
-		{name: "an image of 1 MiB", dynamicQR: "iVBORw0KGgo" + strings.Repeat("A", 1398091), source: upicollect.QRFromLink,
+			source: paypage.FromImage, png: service, size: 232},
+		{name: "an image of 1 MiB", dynamicQR: "iVBORw0KGgo" + strings.Repeat("A", 1398091), source: paypage.FromLink,
 			reason: "dynamicQR is not a PNG: png: invalid format: invalid checksum"},
-		{name: "an image longer than 1 MiB", dynamicQR: "iVBORw0KGgo" + strings.Repeat("A", 1398104), source: upicollect.QRFromLink,
+		{name: "an image longer than 1 MiB", dynamicQR: "iVBORw0KGgo" + strings.Repeat("A", 1398104), source: paypage.FromLink,
 			reason: "dynamicQR is longer than a 1048576-byte image"},
-		{name: "QR text", dynamicQR: "000201010212", source: upicollect.QRFromLink,
+		{name: "QR text", dynamicQR: "000201010212", source: paypage.FromLink,
 			reason: "dynamicQR is neither a PNG nor a upi: link"},
-		{name: "an app's link", dynamicQR: "phonepe://pay?" + payQuery, source: upicollect.QRFromLink,
+		{name: "an app's link", dynamicQR: "phonepe://pay?" + payQuery, source: paypage.FromLink,
 			reason: "dynamicQR is neither a PNG nor a upi: link"},
-		{name: "a upi: link without a payee", dynamicQR: "upi://pay?am=499.00", source: upicollect.QRFromLink,
+		{name: "a upi: link without a payee", dynamicQR: "upi://pay?am=499.00", source: paypage.FromLink,
 			reason: "dynamicQR is not a UPI link the SDK can read"},
-		{name: "a upi: link with a space after it", dynamicQR: qrLinkOther + " ", source: upicollect.QRFromLink,
+		{name: "a upi: link with a space after it", dynamicQR: qrLinkOther + " ", source: paypage.FromLink,
 			reason: "dynamicQR is not a UPI link the SDK can read"},
-		{name: "a upi: link too long to draw", dynamicQR: tooLongLink, source: upicollect.QRFromLink,
+		{name: "a upi: link too long to draw", dynamicQR: tooLongLink, source: paypage.FromLink,
 			reason: "dynamicQR is too long for a QR code"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			in := &upicollect.Intent{Link: qrLink, DynamicQR: tt.dynamicQR}
-			img, err := in.QR(0)
+			img, err := paypage.QR(in, 0)
 			require.NoError(t, err)
 			assert.Equal(t, tt.source, img.Source)
 			assert.Equal(t, tt.reason, img.Reason)
 			assert.Equal(t, "data:image/png;base64,"+b64(img.PNG), string(img.DataURL()))
 			switch tt.source {
-			case upicollect.QRFromImage:
+			case paypage.FromImage:
 				assert.Equal(t, tt.png, img.PNG, "the service's image as sent")
 				assert.Equal(t, tt.size, img.Size)
 				assert.Empty(t, img.Text, "the SDK does not read the service's image")
-			case upicollect.QRFromQRLink:
+			case paypage.FromQRLink:
 				assert.Equal(t, tt.dynamicQR, img.Text)
-				assert.Equal(t, qrPNG(t, tt.dynamicQR, upicollect.DefaultQRSize), img.PNG)
-				assert.Equal(t, upicollect.DefaultQRSize, img.Size)
-			case upicollect.QRFromLink:
+				assert.Equal(t, qrPNG(t, tt.dynamicQR, paypage.DefaultQRSize), img.PNG)
+				assert.Equal(t, paypage.DefaultQRSize, img.Size)
+			case paypage.FromLink:
 				assert.Equal(t, qrLink, img.Text)
-				assert.Equal(t, qrPNG(t, qrLink, upicollect.DefaultQRSize), img.PNG)
-				assert.Equal(t, upicollect.DefaultQRSize, img.Size)
+				assert.Equal(t, qrPNG(t, qrLink, paypage.DefaultQRSize), img.PNG)
+				assert.Equal(t, paypage.DefaultQRSize, img.Size)
 			}
 		})
 	}
 }
 
-// TestIntentQRSize: size is the drawn image's width, 0 the default; it
+// TestQRSize: size is the drawn image's width, 0 the default; it
 // does not apply to the service's image; a size that cannot be drawn is a
 // *ValidationError naming "size".
-func TestIntentQRSize(t *testing.T) {
+func TestQRSize(t *testing.T) {
 	t.Parallel()
 	service := qrPNG(t, qrLink, 232)
 	need, err := qrcode.Width(qrLink)
@@ -176,7 +177,7 @@ func TestIntentQRSize(t *testing.T) {
 		wantSize  int    // 0: an error
 		problem   string // the size's, for an error
 	}{
-		{name: "default", size: 0, wantSize: upicollect.DefaultQRSize},
+		{name: "default", size: 0, wantSize: paypage.DefaultQRSize},
 		{name: "given", size: 500, wantSize: 500},
 		{name: "one pixel a module", size: need, wantSize: need},
 		{name: "a pixel too few", size: need - 1, problem: tooFew},
@@ -189,9 +190,9 @@ func TestIntentQRSize(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			in := &upicollect.Intent{Link: qrLink, DynamicQR: tt.dynamicQR}
-			img, err := in.QR(tt.size)
+			img, err := paypage.QR(in, tt.size)
 			if tt.problem != "" {
-				assertFieldProblem(t, err, "Intent.QR", "size", tt.problem)
+				assertFieldProblem(t, err, "paypage.QR", "size", tt.problem)
 				assert.Nil(t, img)
 				return
 			}
@@ -216,58 +217,58 @@ func assertFieldProblem(t *testing.T, err error, op, field, problem string) {
 	assert.Equal(t, []upicollect.FieldError{{Field: field, Problem: problem}}, ve.Fields)
 }
 
-// TestIntentQRWithoutAGenericLink: the service's image needs no generic
+// TestQRWithoutAGenericLink: the service's image needs no generic
 // link; every drawing does, and an intent without a readable upi: one is a
 // *ValidationError naming "intent", as a nil intent is.
-func TestIntentQRWithoutAGenericLink(t *testing.T) {
+func TestQRWithoutAGenericLink(t *testing.T) {
 	t.Parallel()
 	service := qrPNG(t, qrLink, 232)
-	img, err := (&upicollect.Intent{DynamicQR: b64(service)}).QR(0)
+	img, err := paypage.QR(&upicollect.Intent{DynamicQR: b64(service)}, 0)
 	require.NoError(t, err)
-	assert.Equal(t, upicollect.QRFromImage, img.Source)
-	img, err = (&upicollect.Intent{DynamicQR: qrLinkOther}).QR(0)
+	assert.Equal(t, paypage.FromImage, img.Source)
+	img, err = paypage.QR(&upicollect.Intent{DynamicQR: qrLinkOther}, 0)
 	require.NoError(t, err)
-	assert.Equal(t, upicollect.QRFromQRLink, img.Source)
+	assert.Equal(t, paypage.FromQRLink, img.Source)
 
 	for _, link := range []string{"", "phonepe://pay?" + payQuery, "javascript:alert(1)//?" + payQuery, " " + qrLink} {
 		for _, dq := range []string{"", "https://api.example.com/qr.png", "iVBORw0KGgo*"} {
 			in := &upicollect.Intent{Link: link, DynamicQR: dq}
-			img, err := in.QR(0)
-			assertFieldProblem(t, err, "Intent.QR", "intent", "is not a upi: link the SDK can read")
+			img, err := paypage.QR(in, 0)
+			assertFieldProblem(t, err, "paypage.QR", "intent", "is not a upi: link the SDK can read")
 			assert.Nil(t, img)
-			img, err = in.LinkQR(0)
-			assertFieldProblem(t, err, "Intent.LinkQR", "intent", "is not a upi: link the SDK can read")
+			img, err = paypage.LinkQR(in, 0)
+			assertFieldProblem(t, err, "paypage.LinkQR", "intent", "is not a upi: link the SDK can read")
 			assert.Nil(t, img)
 		}
 	}
 	tooLong := &upicollect.Intent{Link: "upi://pay?" + payQuery + "&tn=" + strings.Repeat("x", 2400)}
-	_, err = tooLong.QR(0)
-	assertFieldProblem(t, err, "Intent.QR", "intent", "is too long for a QR code")
+	_, err = paypage.QR(tooLong, 0)
+	assertFieldProblem(t, err, "paypage.QR", "intent", "is too long for a QR code")
 
 	var nilIntent *upicollect.Intent
-	_, err = nilIntent.QR(0)
-	assertFieldProblem(t, err, "Intent.QR", "intent", "is nil")
-	_, err = nilIntent.LinkQR(0)
-	assertFieldProblem(t, err, "Intent.LinkQR", "intent", "is nil")
+	_, err = paypage.QR(nilIntent, 0)
+	assertFieldProblem(t, err, "paypage.QR", "intent", "is nil")
+	_, err = paypage.LinkQR(nilIntent, 0)
+	assertFieldProblem(t, err, "paypage.LinkQR", "intent", "is nil")
 }
 
-// TestIntentLinkQR: LinkQR draws the generic link whatever DynamicQR
+// TestLinkQR: LinkQR draws the generic link whatever DynamicQR
 // holds, at the size asked.
-func TestIntentLinkQR(t *testing.T) {
+func TestLinkQR(t *testing.T) {
 	t.Parallel()
 	for _, dq := range []string{"", b64(qrPNG(t, qrLinkOther, 232)), qrLinkOther, "https://api.example.com/qr.png"} {
 		in := &upicollect.Intent{Link: qrLink, DynamicQR: dq}
-		img, err := in.LinkQR(0)
+		img, err := paypage.LinkQR(in, 0)
 		require.NoError(t, err)
-		assert.Equal(t, upicollect.QRImage{PNG: qrPNG(t, qrLink, upicollect.DefaultQRSize), Size: upicollect.DefaultQRSize,
-			Source: upicollect.QRFromLink, Text: qrLink}, *img, dq)
-		img, err = in.LinkQR(100)
+		assert.Equal(t, paypage.Image{PNG: qrPNG(t, qrLink, paypage.DefaultQRSize), Size: paypage.DefaultQRSize,
+			Source: paypage.FromLink, Text: qrLink}, *img, dq)
+		img, err = paypage.LinkQR(in, 100)
 		require.NoError(t, err)
 		assert.Equal(t, 100, img.Size)
 		assert.Equal(t, qrPNG(t, qrLink, 100), img.PNG)
 	}
-	_, err := (&upicollect.Intent{Link: qrLink}).LinkQR(-5)
-	assertFieldProblem(t, err, "Intent.LinkQR", "size", "-5 pixels: want 0 (DefaultQRSize) or up to 8192")
-	_, err = (&upicollect.Intent{Link: qrLink}).LinkQR(20)
-	assertFieldProblem(t, err, "Intent.LinkQR", "size", "width 20 pixels: this code needs 41 to 8192")
+	_, err := paypage.LinkQR(&upicollect.Intent{Link: qrLink}, -5)
+	assertFieldProblem(t, err, "paypage.LinkQR", "size", "-5 pixels: want 0 (DefaultQRSize) or up to 8192")
+	_, err = paypage.LinkQR(&upicollect.Intent{Link: qrLink}, 20)
+	assertFieldProblem(t, err, "paypage.LinkQR", "size", "width 20 pixels: this code needs 41 to 8192")
 }
