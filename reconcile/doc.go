@@ -118,6 +118,27 @@
 // before each delivery; the store holds the order for the whole delivery,
 // so a handler slower than the lease still delivers once.
 //
+// # An outage costs probes
+//
+// When checks of distinct orders fail one after another the way a failing
+// service fails every order (no answer, a 5xx, a body that is not the
+// service's, a 429, refused credentials), the sweeper holds every check and
+// probes instead: one check at a time, 30 s apart at first, then at most
+// two minutes apart, until the service answers; then every held order is
+// checked in the same step. Held orders keep their due times and count no
+// failure, so nothing waits out a backoff after the service's return. A
+// 429 or 503 with Retry-After holds every check until then. An order whose
+// own answers fail while others' succeed keeps its own backoff. Confirm
+// during an outage returns the ledger's state with ErrServiceFailing and
+// makes no check of its own beyond the probe.
+//
+// No Step or Confirm outlives its context. What a call whose context ended
+// still has to do (record the checks it made, give its leases back) goes on
+// in the background, bounded, and the sweeper's next call waits for it; a
+// step that fails on a store's error gives its unchecked leases back at
+// once. Only a process that dies leaves leases behind: the lease TTL
+// (WithLeaseTTL) bounds how long their orders wait.
+//
 // # Transactions
 //
 // Only a database Store gives the handler a transaction (sqlstore.Tx(ctx) in
