@@ -67,17 +67,38 @@
 //	Upicollect-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">
 //
 // with one v1 value per secret the sender signs with (two while a secret
-// is replaced: WithPreviousSecret). A receiver computes the HMAC of the
-// header's t as written, a full stop and the raw body, with its secret,
-// compares it in constant time with each v1 value, accepts the delivery
-// when one matches, and then refuses it when t is more than a tolerance
-// (DefaultTolerance, five minutes) away from its clock, either way, which
-// makes a recorded delivery useless to replay later. Step by step: split
-// the header on "," and each item on its first "="; keep t and every v1,
-// and ignore other keys (a later scheme's); refuse when the secret is
-// empty, when t is not 1 to 12 ASCII digits or is out of the tolerance;
-// compute the lower-case hex HMAC-SHA256 of t, "." and the raw body (before
-// any JSON decoding) and compare it with each v1 in constant time.
+// is replaced: WithPreviousSecret). Sender writes one such field, in lower
+// case hex. A receiver follows these steps; Receive does, and so do the
+// receivers in PHP and Python of docs/webhooks.md, and the test vectors
+// hold a case of each:
+//
+//  1. The header is every field named Upicollect-Signature, the name
+//     compared without case and with "_" the same as "-", the values
+//     joined with ",". A CGI gateway (PHP's $_SERVER, WSGI's environ) maps
+//     Upicollect_Signature and Upicollect-Signature to one variable and
+//     joins repeated fields, so no receiver could tell them apart: two
+//     signatures, in two fields of either spelling, are one header with
+//     two t items, and refused. (A server that drops fields whose name
+//     has "_", as nginx and gunicorn do by default, leaves fewer fields:
+//     Sender never writes that spelling.)
+//  2. Refuse a header over 1024 bytes. Split it on ","; trim spaces and
+//     tabs around each item and skip an empty one, as in any HTTP list (a
+//     proxy that joins fields writes ", "); split each item on its first
+//     "=", and refuse an item that has none. Keep t and every v1, and
+//     ignore other keys (a later scheme's).
+//  3. Refuse when t is missing, appears twice or is not 1 to 12 ASCII
+//     digits; when no v1 is there, or one is not 64 hex digits; when the
+//     secret is empty.
+//  4. Compute the HMAC-SHA256 of t as written, a full stop and the raw
+//     body (before any JSON decoding), keyed with the secret, and compare
+//     it in constant time with each v1, hex digits in either case: "AB"
+//     and "ab" are the same byte, so an upper-case v1 is the same MAC (a
+//     library such as .NET's Convert.ToHexString writes upper case).
+//     Accept when one v1 matches: another that does not (a second secret's,
+//     while one is replaced) changes nothing.
+//  5. Then refuse when t is more than a tolerance (DefaultTolerance, five
+//     minutes) away from the receiver's clock, either way, which makes a
+//     recorded delivery useless to replay later.
 //
 // # JSON
 //
