@@ -48,9 +48,10 @@
 // is never followed), no answer within the timeout (DefaultTimeout, or
 // WithTimeout) or no connection leaves the event undelivered, and the
 // sweeper delivers it again at its next step, after a backoff. Sender
-// reads at most 4 KiB of an answer and puts the secret in no error and no
-// log. Every delivery of one event
-// has the same id, so a receiver records the ids it has acted on and
+// reads at most 64 KiB of an answer's headers (its own client's limit, as
+// the SDK's; a client given with WithHTTPClient is used as given) and
+// 4 KiB of its body, and puts the secret in no error and no log. Every
+// delivery of one event has the same id, so a receiver records the ids it has acted on and
 // answers 2xx to a repeat without acting again. Deliveries of different
 // events come in no guaranteed order, and a delivery the sender gave up on
 // (its timeout) may still be handled by a slow receiver after a later one:

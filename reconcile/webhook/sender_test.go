@@ -1,12 +1,14 @@
 package webhook_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -436,4 +438,69 @@ func TestSenderWithoutLogger(t *testing.T) {
 	assert.Len(t, got(), 1)
 	var ve *upicollect.ValidationError
 	assert.False(t, errors.As(err, &ve))
+}
+
+// headersServer is a loopback server that answers every request 200 with
+// n bytes of headers, and returns its URL.
+func headersServer(t *testing.T, n int) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var answer bytes.Buffer
+	answer.WriteString("HTTP/1.1 200 OK\r\n")
+	for i := 0; answer.Len() < n; i++ {
+		fmt.Fprintf(&answer, "X-Pad-%d: %s\r\n", i, strings.Repeat("p", 1000))
+	}
+	answer.WriteString("Content-Length: 0\r\nConnection: close\r\n\r\n")
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return // closed
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer conn.Close()
+				_ = conn.SetDeadline(time.Now().Add(waitBound))
+				req, err := http.ReadRequest(bufio.NewReader(conn))
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				_, _ = conn.Write(answer.Bytes()) // fails once the client hangs up
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+	return "http://" + ln.Addr().String() + "/hook"
+}
+
+// TestSenderCapsAnswerHeaders: Sender's own client reads at most 64 KiB
+// of an answer's headers, as the SDK's client does: 1 MB of them fail the
+// delivery, while 60 KiB are read. A client given with WithHTTPClient is
+// used as given: with net/http's default limit, the same answer is read.
+func TestSenderCapsAnswerHeaders(t *testing.T) {
+	ctx := boundedCtx(t)
+	huge := headersServer(t, 1<<20)
+	send, err := webhook.Sender(huge, secret)
+	require.NoError(t, err)
+	err = send(ctx, paidEvent())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "headers exceeded 65536 bytes")
+
+	send, err = webhook.Sender(headersServer(t, 60<<10), secret)
+	require.NoError(t, err)
+	assert.NoError(t, send(ctx, paidEvent()), "60 KiB of headers are within the cap")
+
+	transport := &http.Transport{}
+	t.Cleanup(transport.CloseIdleConnections)
+	send, err = webhook.Sender(huge, secret, webhook.WithHTTPClient(&http.Client{Transport: transport}))
+	require.NoError(t, err)
+	assert.NoError(t, send(ctx, paidEvent()), "the caller's client reads what its transport allows")
 }
