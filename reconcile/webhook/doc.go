@@ -50,16 +50,26 @@
 // sweeper delivers it again at its next step, after a backoff. Sender
 // reads at most 64 KiB of an answer's headers (its own client's limit, as
 // the SDK's; a client given with WithHTTPClient is used as given) and
-// 4 KiB of its body, and puts the secret in no error and no log. Every
-// delivery of one event has the same id, so a receiver records the ids it has acted on and
-// answers 2xx to a repeat without acting again. Deliveries of different
-// events come in no guaranteed order, and a delivery the sender gave up on
-// (its timeout) may still be handled by a slow receiver after a later one:
-// act on each by its result, not by what came before. Such a delivery
-// counts as failed, so the event it carried is delivered again when the
-// next check finds it again; when the next check finds more (a payment
-// after the failure), that is what comes, and a receiver can then see a
-// failed and a paid for one order, rather than a failed and a late_paid.
+// 4 KiB of its body, and puts the secret in no error and no log.
+//
+// Every delivery of one event has the same id, so a receiver records the
+// ids it has acted on and answers 2xx to a repeat without acting again. A
+// redelivery is the first delivery's body byte for byte, signed again at
+// its own time (only the header's t and v1 change), though the sweeper's
+// next check, which makes it, finds the event at a later time: the Sender
+// remembers the body of each event it has not delivered yet (the last
+// 10,000 of them), in memory. A redelivery by another process, or after a
+// restart, is the same event (id, result and amounts) as that process's
+// check finds it, its at included.
+//
+// Deliveries of different events come in no guaranteed order, and a
+// delivery the sender gave up on (its timeout) may still be handled by a
+// slow receiver after a later one: act on each by its result, not by what
+// came before. Such a delivery counts as failed, so the event it carried
+// is delivered again when the next check finds it again; when the next
+// check finds more (a payment after the failure), that is what comes, and
+// a receiver can then see a failed and a paid for one order, rather than a
+// failed and a late_paid.
 //
 // # Signature
 //
@@ -119,9 +129,10 @@
 //	paid            string  the same in rupees ("0.00")
 //	utr             string  the bank's reference; "" when none was given
 //	reason          string  why an order expired; "" for other results
-//	at              string  when the sweeper found the event, RFC 3339 in
-//	                        UTC ("2026-03-01T10:02:10Z"; fractional
-//	                        seconds when it has them)
+//	at              string  when the sweeper found the event (a
+//	                        redelivery keeps the first delivery's), RFC
+//	                        3339 in UTC ("2026-03-01T10:02:10Z";
+//	                        fractional seconds when it has them)
 //
 // Amounts are paise (integers), the rupee strings are for reading; a
 // decoder that finds both checks that they agree. Later versions may add

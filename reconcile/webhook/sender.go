@@ -92,6 +92,7 @@ type sender struct {
 	timeout  time.Duration
 	log      *slog.Logger
 	now      func() time.Time
+	first    *firstBodies // the bodies of the events not delivered yet
 }
 
 // Sender returns a reconcile.Handler that POSTs each event as JSON to endpoint, signed with secret; a 2xx answer
@@ -109,8 +110,12 @@ type sender struct {
 //
 // Each request carries Content-Type application/json, a User-Agent naming
 // this SDK's version, and the SignatureHeader for its body at the time of
-// sending: a delivery that comes again is signed again, with its new time
-// and the same body.
+// sending. An event whose delivery failed is sent again with the body of
+// its first try, byte for byte, whatever time the next check gives
+// Event.At, and signed at its new time: the Sender remembers the bodies of
+// the events it has not delivered yet (up to 10,000, in memory; the
+// package documentation's Delivery section says what another process
+// sends).
 func Sender(endpoint string, secret []byte, opts ...Option) (reconcile.Handler, error) {
 	o := options{timeout: DefaultTimeout, now: time.Now}
 	for _, opt := range opts {
@@ -149,7 +154,7 @@ func Sender(endpoint string, secret []byte, opts ...Option) (reconcile.Handler, 
 	s := &sender{
 		endpoint: endpoint, where: where,
 		secrets: append([][]byte{bytes.Clone(secret)}, o.previous...),
-		timeout: o.timeout, log: o.logger, now: o.now,
+		timeout: o.timeout, log: o.logger, now: o.now, first: new(firstBodies),
 	}
 	c := http.Client{Transport: ownTransport()}
 	if o.client != nil {
@@ -214,13 +219,24 @@ func loopback(host string) bool {
 // userAgent names this SDK's sender.
 var userAgent = "upicollect-go/" + upicollect.Version + " (webhook)"
 
-// deliver POSTs e's Delivery and reports whether it was handled.
-func (s *sender) deliver(ctx context.Context, e reconcile.Event) error {
+// deliver POSTs e's Delivery and reports whether it was handled. An
+// event whose delivery failed before is sent with the body of that first
+// try, byte for byte.
+func (s *sender) deliver(ctx context.Context, e reconcile.Event) (err error) {
 	d := NewDelivery(e)
-	body, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("webhook: encoding delivery %s of order %q: %w", d.ID, d.OrderID, err)
+	body, ok := s.first.get(d.ID)
+	if !ok {
+		if body, err = json.Marshal(d); err != nil {
+			return fmt.Errorf("webhook: encoding delivery %s of order %q: %w", d.ID, d.OrderID, err)
+		}
 	}
+	defer func() {
+		if err != nil {
+			s.first.remember(d.ID, body)
+		} else {
+			s.first.forget(d.ID)
+		}
+	}()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, bytes.NewReader(body))

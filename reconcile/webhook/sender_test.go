@@ -504,3 +504,82 @@ func TestSenderCapsAnswerHeaders(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoError(t, send(ctx, paidEvent()), "the caller's client reads what its transport allows")
 }
+
+// TestSenderRedeliversTheFirstBody: an event whose delivery failed comes
+// again, from the sweeper's next check, with that check's time in At; the
+// Sender sends the body of its first try again, byte for byte, and only
+// the signature's t changes. Once delivered, the body is forgotten: a
+// later delivery of the same event is the event as given.
+func TestSenderRedeliversTheFirstBody(t *testing.T) {
+	var refusals atomic.Int32
+	refusals.Store(2)
+	var mu sync.Mutex
+	var bodies, sigs []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies, sigs = append(bodies, string(b)), append(sigs, r.Header.Get(webhook.SignatureHeader))
+		mu.Unlock()
+		if refusals.Add(-1) >= 0 {
+			http.Error(w, "database busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	clock := t0
+	send, err := webhook.Sender(srv.URL, secret, webhook.WithHTTPClient(srv.Client()),
+		webhook.WithClock(func() time.Time { return clock }))
+	require.NoError(t, err)
+	ctx := boundedCtx(t)
+	found := func(at time.Time) reconcile.Event { // the event as a check at at finds it
+		e := paidEvent()
+		e.At = at
+		return e
+	}
+	first := paidEvent()
+	want, err := json.Marshal(webhook.NewDelivery(first))
+	require.NoError(t, err)
+
+	require.Error(t, send(ctx, first))
+	clock = clock.Add(time.Minute)
+	require.Error(t, send(ctx, found(first.At.Add(time.Minute))))
+	clock = clock.Add(2 * time.Minute)
+	require.NoError(t, send(ctx, found(first.At.Add(3*time.Minute))))
+	clock = clock.Add(time.Minute)
+	later := found(first.At.Add(4 * time.Minute))
+	require.NoError(t, send(ctx, later))
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, bodies, 4)
+	for i, b := range bodies[:3] {
+		assert.Equal(t, string(want), b, "delivery %d is the first body", i)
+	}
+	for i, at := range []time.Time{t0, t0.Add(time.Minute), t0.Add(3 * time.Minute)} {
+		assert.Equal(t, webhook.Sign(at, want, secret), sigs[i], "delivery %d is signed at its own time", i)
+	}
+	assert.NotEqual(t, sigs[0], sigs[1])
+	again, err := json.Marshal(webhook.NewDelivery(later))
+	require.NoError(t, err)
+	assert.Equal(t, string(again), bodies[3], "delivered: the first body is forgotten")
+}
+
+// TestDeliveryBodyIsTheEvent: two deliveries of one Event value at two
+// times are the same body, and their signatures differ in t alone.
+func TestDeliveryBodyIsTheEvent(t *testing.T) {
+	srv, got := answering(t, http.StatusOK, "")
+	clock := t0
+	send, err := webhook.Sender(srv.URL, secret, webhook.WithHTTPClient(srv.Client()),
+		webhook.WithClock(func() time.Time { return clock }))
+	require.NoError(t, err)
+	e := paidEvent()
+	require.NoError(t, send(boundedCtx(t), e))
+	clock = clock.Add(90 * time.Second)
+	require.NoError(t, send(boundedCtx(t), e))
+	reqs := got()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, string(reqs[0].body), string(reqs[1].body))
+	assert.Equal(t, []string{webhook.Sign(t0, reqs[0].body, secret)}, reqs[0].signatures)
+	assert.Equal(t, []string{webhook.Sign(t0.Add(90*time.Second), reqs[0].body, secret)}, reqs[1].signatures)
+}
