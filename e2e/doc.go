@@ -30,6 +30,8 @@
 // It also runs the webhook receivers of docs/webhooks.md, in PHP and in
 // Python, as printed there: over reconcile/webhook's test vectors, and
 // served on loopback (php -S, python3's wsgiref) against live deliveries
-// of the Go sender. Without php or python3 those tests skip, unless
-// CI=true, where they fail: .ci/run installs both.
+// of the Go sender and the header's contested shapes (repeated fields,
+// Upicollect_Signature, upper-case hex, whitespace), sent byte for byte to
+// each receiver and to webhook.Receive alike. Without php or python3 those
+// tests skip, unless CI=true, where they fail: .ci/run installs both.
 package e2e

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,7 +157,9 @@ func TestPythonReceiverLive(t *testing.T) { testReceiverLive(t, pythonReceiver) 
 
 // testReceiverLive: a genuine delivery is accepted (204) and decoded, one
 // signed with another secret, too long ago or too far ahead is refused
-// (400), and so is a genuinely signed body over 64 KiB.
+// (400), and so is a genuinely signed body over 64 KiB. Each contested
+// shape of the header (headerShapes), sent byte for byte, gets the rule's
+// verdict from the receiver behind its real server and from Receive.
 func testReceiverLive(t *testing.T, rc receiver) {
 	bin, script := rc.load(t)
 	ctx := webhookCtx(t)
@@ -222,6 +225,23 @@ func testReceiverLive(t *testing.T, rc receiver) {
 	assert.ErrorContains(t, send(webhookSecret, now.Add(-time.Hour)), "answered 400")
 	assert.ErrorContains(t, send(webhookSecret, now.Add(time.Hour)), "answered 400")
 
+	// The header's contested shapes, signed now and sent byte for byte:
+	// the guide's receiver, behind its real server, and Receive give the
+	// verdict the rule gives.
+	goAddr := goReceiver(t)
+	body, err := json.Marshal(webhook.NewDelivery(reconcile.NewEvent(
+		reconcile.Order{ID: "order-1002", Amount: 49900, Created: now}, reconcile.Paid,
+		&upicollect.PaymentStatus{OrderID: "order-1002", TxnStatus: upicollect.TxnSuccess, Amount: 49900, UTR: "412345678902"}, now, "")))
+	require.NoError(t, err)
+	for _, sh := range headerShapes(now, body) {
+		want := http.StatusBadRequest
+		if sh.ok {
+			want = http.StatusNoContent
+		}
+		assert.Equal(t, want, rawPost(ctx, t, addr, sh.fields, body), "%s: %s", rc.interpreter, sh.name)
+		assert.Equal(t, want, rawPost(ctx, t, goAddr, sh.fields, body), "Go: %s", sh.name)
+	}
+
 	// Over 64 KiB, genuinely signed: refused unread beyond 64 KiB and a byte.
 	big := []byte(strings.Repeat("x", 64<<10+1))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/upicollect-webhook", bytes.NewReader(big))
@@ -240,4 +260,79 @@ func signWebhook(t time.Time, body, secret []byte) string {
 	fmt.Fprintf(mac, "%d.", t.Unix())
 	mac.Write(body)
 	return fmt.Sprintf("t=%d,v1=%s", t.Unix(), hex.EncodeToString(mac.Sum(nil)))
+}
+
+// shape is a request's signature fields, spelled and spaced as sent, and
+// whether the rule accepts them.
+type shape struct {
+	name   string
+	fields [][2]string // name, value
+	ok     bool
+}
+
+// headerShapes are the contested shapes of the test vectors, signed at now
+// over body with webhookSecret.
+func headerShapes(now time.Time, body []byte) []shape {
+	const h, u = "Upicollect-Signature", "Upicollect_Signature"
+	good := signWebhook(now, body, webhookSecret)
+	ts, v1, _ := strings.Cut(good, ",")
+	mac := strings.TrimPrefix(v1, "v1=")
+	forged := ts + ",v1=" + strings.Repeat("0", len(mac))
+	return []shape{
+		{"genuine", [][2]string{{h, good}}, true},
+		{"upper-case hex", [][2]string{{h, ts + ",v1=" + strings.ToUpper(mac)}}, true},
+		{"a second v1 that matches nothing", [][2]string{{h, forged + "," + v1}}, true},
+		{"a second v1 that is not hex", [][2]string{{h, good + ",v1=" + mac[:62] + "zz"}}, false},
+		{"spaces after the commas", [][2]string{{h, ts + ", " + v1}}, true},
+		{"spaces and tabs around the items", [][2]string{{h, "\t" + ts + " ,\t" + v1 + " \t "}}, true},
+		{"a space inside an item", [][2]string{{h, ts + ",v1= " + mac}}, false},
+		{"two fields, the same signature", [][2]string{{h, good}, {h, good}}, false},
+		{"two fields, a forged then a genuine signature", [][2]string{{h, forged}, {h, good}}, false},
+		{"t in one field, v1 in the next", [][2]string{{h, ts}, {h, v1}}, true},
+		{"Upicollect_Signature alone", [][2]string{{u, good}}, true},
+		{"Upicollect_Signature beside Upicollect-Signature", [][2]string{{h, good}, {u, good}}, false},
+		{"a forged Upicollect_Signature before a genuine Upicollect-Signature", [][2]string{{u, forged}, {h, good}}, false},
+		{"a forged Upicollect_Signature after a genuine Upicollect-Signature", [][2]string{{h, good}, {u, forged}}, false},
+	}
+}
+
+// goReceiver serves Receive on loopback (on the wall clock, as the
+// guide's receivers) and returns its address.
+func goReceiver(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := webhook.Receive(r, webhookSecret, webhook.DefaultTolerance); err != nil {
+			http.Error(w, "bad delivery", http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
+}
+
+// rawPost POSTs body to addr's /upicollect-webhook with the header fields
+// written exactly as given (names, order, spaces) and returns the status
+// of the answer.
+func rawPost(ctx context.Context, t *testing.T, addr string, fields [][2]string, body []byte) int {
+	t.Helper()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		require.NoError(t, conn.SetDeadline(dl))
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "POST /upicollect-webhook HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n", addr, len(body))
+	for _, f := range fields {
+		fmt.Fprintf(&b, "%s: %s\r\n", f[0], f[1])
+	}
+	b.WriteString("\r\n")
+	b.Write(body)
+	_, err = conn.Write(b.Bytes())
+	require.NoError(t, err)
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	res.Body.Close()
+	return res.StatusCode
 }

@@ -25,9 +25,11 @@ type Delivery struct {
 	// when it said SUCCESS (Paid, LatePaid, Mismatch), 0 for the other
 	// results.
 	Paid   upicollect.Money
-	UTR    string    // the bank's reference, when the status check gave one
-	Reason string    // why an order Expired; "" for the other results
-	At     time.Time // when the sweeper found the event
+	UTR    string // the bank's reference, when the status check gave one
+	Reason string // why an order Expired; "" for the other results
+	// At is when the sweeper found the event, Event.At; a Sender's
+	// redelivery carries its first delivery's body, this time included.
+	At time.Time
 }
 
 // NewDelivery returns the Delivery of e, as Sender sends it.

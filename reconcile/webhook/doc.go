@@ -48,17 +48,28 @@
 // is never followed), no answer within the timeout (DefaultTimeout, or
 // WithTimeout) or no connection leaves the event undelivered, and the
 // sweeper delivers it again at its next step, after a backoff. Sender
-// reads at most 4 KiB of an answer and puts the secret in no error and no
-// log. Every delivery of one event
-// has the same id, so a receiver records the ids it has acted on and
-// answers 2xx to a repeat without acting again. Deliveries of different
-// events come in no guaranteed order, and a delivery the sender gave up on
-// (its timeout) may still be handled by a slow receiver after a later one:
-// act on each by its result, not by what came before. Such a delivery
-// counts as failed, so the event it carried is delivered again when the
-// next check finds it again; when the next check finds more (a payment
-// after the failure), that is what comes, and a receiver can then see a
-// failed and a paid for one order, rather than a failed and a late_paid.
+// reads at most 64 KiB of an answer's headers (its own client's limit, as
+// the SDK's; a client given with WithHTTPClient is used as given) and
+// 4 KiB of its body, and puts the secret in no error and no log.
+//
+// Every delivery of one event has the same id, so a receiver records the
+// ids it has acted on and answers 2xx to a repeat without acting again. A
+// redelivery is the first delivery's body byte for byte, signed again at
+// its own time (only the header's t and v1 change), though the sweeper's
+// next check, which makes it, finds the event at a later time: the Sender
+// remembers the body of each event it has not delivered yet (the last
+// 10,000 of them), in memory. A redelivery by another process, or after a
+// restart, is the same event (id, result and amounts) as that process's
+// check finds it, its at included.
+//
+// Deliveries of different events come in no guaranteed order, and a
+// delivery the sender gave up on (its timeout) may still be handled by a
+// slow receiver after a later one: act on each by its result, not by what
+// came before. Such a delivery counts as failed, so the event it carried
+// is delivered again when the next check finds it again; when the next
+// check finds more (a payment after the failure), that is what comes, and
+// a receiver can then see a failed and a paid for one order, rather than a
+// failed and a late_paid.
 //
 // # Signature
 //
@@ -67,17 +78,38 @@
 //	Upicollect-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">
 //
 // with one v1 value per secret the sender signs with (two while a secret
-// is replaced: WithPreviousSecret). A receiver computes the HMAC of the
-// header's t as written, a full stop and the raw body, with its secret,
-// compares it in constant time with each v1 value, accepts the delivery
-// when one matches, and then refuses it when t is more than a tolerance
-// (DefaultTolerance, five minutes) away from its clock, either way, which
-// makes a recorded delivery useless to replay later. Step by step: split
-// the header on "," and each item on its first "="; keep t and every v1,
-// and ignore other keys (a later scheme's); refuse when the secret is
-// empty, when t is not 1 to 12 ASCII digits or is out of the tolerance;
-// compute the lower-case hex HMAC-SHA256 of t, "." and the raw body (before
-// any JSON decoding) and compare it with each v1 in constant time.
+// is replaced: WithPreviousSecret). Sender writes one such field, in lower
+// case hex. A receiver follows these steps; Receive does, and so do the
+// receivers in PHP and Python of docs/webhooks.md, and the test vectors
+// hold a case of each:
+//
+//  1. The header is every field named Upicollect-Signature, the name
+//     compared without case and with "_" the same as "-", the values
+//     joined with ",". A CGI gateway (PHP's $_SERVER, WSGI's environ) maps
+//     Upicollect_Signature and Upicollect-Signature to one variable and
+//     joins repeated fields, so no receiver could tell them apart: two
+//     signatures, in two fields of either spelling, are one header with
+//     two t items, and refused. (A server that drops fields whose name
+//     has "_", as nginx and gunicorn do by default, leaves fewer fields:
+//     Sender never writes that spelling.)
+//  2. Refuse a header over 1024 bytes. Split it on ","; trim spaces and
+//     tabs around each item and skip an empty one, as in any HTTP list (a
+//     proxy that joins fields writes ", "); split each item on its first
+//     "=", and refuse an item that has none. Keep t and every v1, and
+//     ignore other keys (a later scheme's).
+//  3. Refuse when t is missing, appears twice or is not 1 to 12 ASCII
+//     digits; when no v1 is there, or one is not 64 hex digits; when the
+//     secret is empty.
+//  4. Compute the HMAC-SHA256 of t as written, a full stop and the raw
+//     body (before any JSON decoding), keyed with the secret, and compare
+//     it in constant time with each v1, hex digits in either case: "AB"
+//     and "ab" are the same byte, so an upper-case v1 is the same MAC (a
+//     library such as .NET's Convert.ToHexString writes upper case).
+//     Accept when one v1 matches: another that does not (a second secret's,
+//     while one is replaced) changes nothing.
+//  5. Then refuse when t is more than a tolerance (DefaultTolerance, five
+//     minutes) away from the receiver's clock, either way, which makes a
+//     recorded delivery useless to replay later.
 //
 // # JSON
 //
@@ -97,9 +129,10 @@
 //	paid            string  the same in rupees ("0.00")
 //	utr             string  the bank's reference; "" when none was given
 //	reason          string  why an order expired; "" for other results
-//	at              string  when the sweeper found the event, RFC 3339 in
-//	                        UTC ("2026-03-01T10:02:10Z"; fractional
-//	                        seconds when it has them)
+//	at              string  when the sweeper found the event (a
+//	                        redelivery keeps the first delivery's), RFC
+//	                        3339 in UTC ("2026-03-01T10:02:10Z";
+//	                        fractional seconds when it has them)
 //
 // Amounts are paise (integers), the rupee strings are for reading; a
 // decoder that finds both checks that they agree. Later versions may add

@@ -26,8 +26,10 @@ var (
 	// the header has no v1 value.
 	ErrNoSignature = errors.New("webhook: delivery not signed")
 	// ErrMalformedSignature: the header is there but is not
-	// t=<unix>,v1=<hex>: sent twice, t missing, repeated or not digits, a
-	// v1 that is not 64 hex digits, or over 1 KiB.
+	// t=<unix>,v1=<hex>: t missing, repeated (two signatures: the header
+	// sent twice, or under Upicollect_Signature too) or not digits, a v1
+	// that is not 64 hex digits, an item that is not key=value, or over
+	// 1 KiB.
 	ErrMalformedSignature = errors.New("webhook: malformed signature header")
 	// ErrBadSignature: no v1 value is the body's signature under the
 	// secret: the body was changed, or it was signed with another secret.
@@ -45,8 +47,10 @@ var (
 // delivery and decodes it; it reads at most 64 KiB of body. Any failure is
 // an error and nothing is decoded.
 //
-// The checks, in order: the SignatureHeader is present once and well formed
-// (ErrNoSignature, ErrMalformedSignature); the body is at most 64 KiB
+// The checks, in order: the SignatureHeader is present and well formed,
+// read as the package documentation's Signature section says (all its
+// field lines, Upicollect_Signature included, as one list: two signatures
+// are refused) (ErrNoSignature, ErrMalformedSignature); the body is at most 64 KiB
 // (ErrTooLarge: Receive reads 64 KiB and one byte at most); a v1 value is
 // the body's HMAC under secret, compared in constant time
 // (ErrBadSignature); the signing time is within tolerance of now, either
@@ -71,14 +75,11 @@ func receiveAt(r *http.Request, secret []byte, tolerance time.Duration, now time
 	case tolerance <= 0:
 		return nil, fmt.Errorf("webhook: Receive: tolerance %v is not positive", tolerance)
 	}
-	hs := r.Header.Values(SignatureHeader)
-	switch {
-	case len(hs) == 0:
+	h, ok := signatureValue(r.Header)
+	if !ok {
 		return nil, fmt.Errorf("%w: no %s header", ErrNoSignature, SignatureHeader)
-	case len(hs) > 1:
-		return nil, fmt.Errorf("%w: %s sent %d times", ErrMalformedSignature, SignatureHeader, len(hs))
 	}
-	sig, err := parseSignature(hs[0])
+	sig, err := parseSignature(h)
 	if err != nil {
 		return nil, err
 	}

@@ -238,7 +238,8 @@ func TestParseSignature(t *testing.T) {
 		{"t=999999999999" + v1s(1), 999999999999, 1, nil},
 		{"t=1000000000000" + v1s(1), 0, 0, webhook.ErrMalformedSignature},
 		{"t=1" + v1s(8), 1, 8, nil},
-		{"t=1" + v1s(9), 0, 0, webhook.ErrMalformedSignature},
+		{"t=1" + v1s(15), 1, 15, nil}, // 1024 bytes hold no more
+		{"t=1,v1=" + strings.ToUpper(mac[:32]) + mac[32:], 1, 1, nil},
 		{"t=1,v1=" + strings.ToUpper(mac), 1, 1, nil},
 		{"t=1,v0=zz,v2=" + v1s(1)[1:], 0, 0, webhook.ErrNoSignature},
 		{"t=1", 0, 0, webhook.ErrNoSignature},
@@ -256,8 +257,15 @@ func TestParseSignature(t *testing.T) {
 		{"t=1,v1=" + mac + "ab", 0, 0, webhook.ErrMalformedSignature},
 		{"t=1,v1=" + mac[1:] + "g", 0, 0, webhook.ErrMalformedSignature},
 		{"t=1,v1", 0, 0, webhook.ErrMalformedSignature},
-		{"t=1" + v1s(1) + ",", 0, 0, webhook.ErrMalformedSignature},
-		{"t=1, v1=" + mac, 0, 0, webhook.ErrNoSignature}, // " v1" is another key
+		{"t=1" + v1s(1) + ",", 1, 1, nil},
+		{",,t=1,," + v1s(1)[1:] + ",,", 1, 1, nil},
+		{"t=1, v1=" + mac, 1, 1, nil},
+		{" \tt=1 ,\tv1=" + mac + "\t ,  ", 1, 1, nil},
+		{"t=1,v1= " + mac, 0, 0, webhook.ErrMalformedSignature},
+		{"t=1,v1 =" + mac, 0, 0, webhook.ErrNoSignature}, // "v1 " is another key
+		{"t =1" + v1s(1), 0, 0, webhook.ErrMalformedSignature},
+		{"t=1\n" + v1s(1), 0, 0, webhook.ErrMalformedSignature}, // only spaces and tabs are trimmed
+		{" \t ", 0, 0, webhook.ErrMalformedSignature},
 		{"t=1" + v1s(1) + ",x=" + strings.Repeat("y", 1024-len("t=1"+v1s(1)+",x=")), 1, 1, nil},
 		{"t=1" + v1s(1) + ",x=" + strings.Repeat("y", 1025-len("t=1"+v1s(1)+",x=")), 0, 0, webhook.ErrMalformedSignature},
 	}
@@ -278,14 +286,13 @@ func TestParseSignature(t *testing.T) {
 func TestParseSignatureSaysWhy(t *testing.T) {
 	mac := strings.Repeat("ab", 32)
 	for h, want := range map[string]string{
-		"t=1,v1=ab":                           "webhook: malformed signature header: v1 is not 64 hex digits",
-		"t=1a,v1=" + mac:                      "webhook: malformed signature header: t is not 1 to 12 digits",
-		"t=1,t=1,v1=" + mac:                   "webhook: malformed signature header: t appears twice",
-		"v1=" + mac:                           "webhook: malformed signature header: t is missing",
-		"t=1,v1":                              "webhook: malformed signature header: an item is not key=value",
-		"t=1":                                 "webhook: delivery not signed: Upicollect-Signature has no v1 value",
-		"t=1" + strings.Repeat(",v1="+mac, 9): "webhook: malformed signature header: more than 8 v1 values",
-		strings.Repeat("x", 1025):             "webhook: malformed signature header: longer than 1024 bytes",
+		"t=1,v1=ab":               "webhook: malformed signature header: v1 is not 64 hex digits",
+		"t=1a,v1=" + mac:          "webhook: malformed signature header: t is not 1 to 12 digits",
+		"t=1,t=1,v1=" + mac:       "webhook: malformed signature header: t appears twice",
+		"v1=" + mac:               "webhook: malformed signature header: t is missing",
+		"t=1,v1":                  "webhook: malformed signature header: an item is not key=value",
+		"t=1":                     "webhook: delivery not signed: Upicollect-Signature has no v1 value",
+		strings.Repeat("x", 1025): "webhook: malformed signature header: longer than 1024 bytes",
 	} {
 		_, _, err := webhook.ParseSignature(h)
 		assert.EqualError(t, err, want)

@@ -27,6 +27,10 @@ const DefaultTimeout = 10 * time.Second
 const (
 	maxAnswer = 4 << 10 // bytes of an answer's body read
 	excerpt   = 128     // bytes of them quoted in an error
+	// maxAnswerHeader caps the answer's headers that Sender's own transport
+	// reads, as the SDK's own client caps the service's: net/http's
+	// default (10 MB) would let one answer hold megabytes of them.
+	maxAnswerHeader = 64 << 10
 )
 
 // Option configures a Sender.
@@ -42,8 +46,11 @@ type options struct {
 }
 
 // WithHTTPClient sends the deliveries through c (its transport, proxy and
-// TLS settings) instead of one on http.DefaultTransport. Sender works on a
-// copy of c that never follows a redirect.
+// TLS settings) instead of Sender's own client, a clone of
+// http.DefaultTransport that reads at most 64 KiB of an answer's headers
+// (as the SDK's own client does). c's transport is used as given, its
+// limits included: set its MaxResponseHeaderBytes. Sender works on a copy
+// of c that never follows a redirect.
 func WithHTTPClient(c *http.Client) Option {
 	return func(o *options) { o.client, o.clientSet = c, true }
 }
@@ -85,6 +92,7 @@ type sender struct {
 	timeout  time.Duration
 	log      *slog.Logger
 	now      func() time.Time
+	first    *firstBodies // the bodies of the events not delivered yet
 }
 
 // Sender returns a reconcile.Handler that POSTs each event as JSON to endpoint, signed with secret; a 2xx answer
@@ -94,15 +102,20 @@ type sender struct {
 // endpoint must be https, or http on a loopback address (127.0.0.0/8, ::1,
 // localhost): a delivery crosses networks only encrypted. Redirects are not
 // followed (a 3xx answer is a failure): move the endpoint instead. Each
-// delivery has its own timeout (WithTimeout); at most 4 KiB of the answer's
-// body are read. A bad endpoint, an empty secret or a bad option is a
+// delivery has its own timeout (WithTimeout); at most 64 KiB of the
+// answer's headers (unless WithHTTPClient) and 4 KiB of its body are read.
+// A bad endpoint, an empty secret or a bad option is a
 // *upicollect.ValidationError naming it, and the secret appears in no
 // error and no log.
 //
 // Each request carries Content-Type application/json, a User-Agent naming
 // this SDK's version, and the SignatureHeader for its body at the time of
-// sending: a delivery that comes again is signed again, with its new time
-// and the same body.
+// sending. An event whose delivery failed is sent again with the body of
+// its first try, byte for byte, whatever time the next check gives
+// Event.At, and signed at its new time: the Sender remembers the bodies of
+// the events it has not delivered yet (up to 10,000, in memory; the
+// package documentation's Delivery section says what another process
+// sends).
 func Sender(endpoint string, secret []byte, opts ...Option) (reconcile.Handler, error) {
 	o := options{timeout: DefaultTimeout, now: time.Now}
 	for _, opt := range opts {
@@ -141,9 +154,9 @@ func Sender(endpoint string, secret []byte, opts ...Option) (reconcile.Handler, 
 	s := &sender{
 		endpoint: endpoint, where: where,
 		secrets: append([][]byte{bytes.Clone(secret)}, o.previous...),
-		timeout: o.timeout, log: o.logger, now: o.now,
+		timeout: o.timeout, log: o.logger, now: o.now, first: new(firstBodies),
 	}
-	c := http.Client{}
+	c := http.Client{Transport: ownTransport()}
 	if o.client != nil {
 		c = *o.client
 	}
@@ -153,6 +166,22 @@ func Sender(endpoint string, secret []byte, opts ...Option) (reconcile.Handler, 
 		s.log = slog.New(discardHandler{})
 	}
 	return s.deliver, nil
+}
+
+// ownTransport is the transport of Sender's own client: a clone of
+// http.DefaultTransport (its proxy from the environment, its timeouts and
+// pool), or a plain one with the proxy from the environment where a
+// program replaced it, reading at most maxAnswerHeader bytes of an
+// answer's headers. The SDK's client makes its own the same way.
+func ownTransport() *http.Transport {
+	var t *http.Transport
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = dt.Clone()
+	} else {
+		t = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
+	}
+	t.MaxResponseHeaderBytes = maxAnswerHeader
+	return t
 }
 
 // checkEndpoint returns where the endpoint is (scheme, host and path: no
@@ -190,13 +219,24 @@ func loopback(host string) bool {
 // userAgent names this SDK's sender.
 var userAgent = "upicollect-go/" + upicollect.Version + " (webhook)"
 
-// deliver POSTs e's Delivery and reports whether it was handled.
-func (s *sender) deliver(ctx context.Context, e reconcile.Event) error {
+// deliver POSTs e's Delivery and reports whether it was handled. An
+// event whose delivery failed before is sent with the body of that first
+// try, byte for byte.
+func (s *sender) deliver(ctx context.Context, e reconcile.Event) (err error) {
 	d := NewDelivery(e)
-	body, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("webhook: encoding delivery %s of order %q: %w", d.ID, d.OrderID, err)
+	body, ok := s.first.get(d.ID)
+	if !ok {
+		if body, err = json.Marshal(d); err != nil {
+			return fmt.Errorf("webhook: encoding delivery %s of order %q: %w", d.ID, d.OrderID, err)
+		}
 	}
+	defer func() {
+		if err != nil {
+			s.first.remember(d.ID, body)
+		} else {
+			s.first.forget(d.ID)
+		}
+	}()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, bytes.NewReader(body))

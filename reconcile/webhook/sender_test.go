@@ -1,12 +1,14 @@
 package webhook_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -436,4 +438,148 @@ func TestSenderWithoutLogger(t *testing.T) {
 	assert.Len(t, got(), 1)
 	var ve *upicollect.ValidationError
 	assert.False(t, errors.As(err, &ve))
+}
+
+// headersServer is a loopback server that answers every request 200 with
+// n bytes of headers, and returns its URL.
+func headersServer(t *testing.T, n int) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var answer bytes.Buffer
+	answer.WriteString("HTTP/1.1 200 OK\r\n")
+	for i := 0; answer.Len() < n; i++ {
+		fmt.Fprintf(&answer, "X-Pad-%d: %s\r\n", i, strings.Repeat("p", 1000))
+	}
+	answer.WriteString("Content-Length: 0\r\nConnection: close\r\n\r\n")
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return // closed
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer conn.Close()
+				_ = conn.SetDeadline(time.Now().Add(waitBound))
+				req, err := http.ReadRequest(bufio.NewReader(conn))
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				_, _ = conn.Write(answer.Bytes()) // fails once the client hangs up
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+	return "http://" + ln.Addr().String() + "/hook"
+}
+
+// TestSenderCapsAnswerHeaders: Sender's own client reads at most 64 KiB
+// of an answer's headers, as the SDK's client does: 1 MB of them fail the
+// delivery, while 60 KiB are read. A client given with WithHTTPClient is
+// used as given: with net/http's default limit, the same answer is read.
+func TestSenderCapsAnswerHeaders(t *testing.T) {
+	ctx := boundedCtx(t)
+	huge := headersServer(t, 1<<20)
+	send, err := webhook.Sender(huge, secret)
+	require.NoError(t, err)
+	err = send(ctx, paidEvent())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "headers exceeded 65536 bytes")
+
+	send, err = webhook.Sender(headersServer(t, 60<<10), secret)
+	require.NoError(t, err)
+	assert.NoError(t, send(ctx, paidEvent()), "60 KiB of headers are within the cap")
+
+	transport := &http.Transport{}
+	t.Cleanup(transport.CloseIdleConnections)
+	send, err = webhook.Sender(huge, secret, webhook.WithHTTPClient(&http.Client{Transport: transport}))
+	require.NoError(t, err)
+	assert.NoError(t, send(ctx, paidEvent()), "the caller's client reads what its transport allows")
+}
+
+// TestSenderRedeliversTheFirstBody: an event whose delivery failed comes
+// again, from the sweeper's next check, with that check's time in At; the
+// Sender sends the body of its first try again, byte for byte, and only
+// the signature's t changes. Once delivered, the body is forgotten: a
+// later delivery of the same event is the event as given.
+func TestSenderRedeliversTheFirstBody(t *testing.T) {
+	var refusals atomic.Int32
+	refusals.Store(2)
+	var mu sync.Mutex
+	var bodies, sigs []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies, sigs = append(bodies, string(b)), append(sigs, r.Header.Get(webhook.SignatureHeader))
+		mu.Unlock()
+		if refusals.Add(-1) >= 0 {
+			http.Error(w, "database busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	clock := t0
+	send, err := webhook.Sender(srv.URL, secret, webhook.WithHTTPClient(srv.Client()),
+		webhook.WithClock(func() time.Time { return clock }))
+	require.NoError(t, err)
+	ctx := boundedCtx(t)
+	found := func(at time.Time) reconcile.Event { // the event as a check at at finds it
+		e := paidEvent()
+		e.At = at
+		return e
+	}
+	first := paidEvent()
+	want, err := json.Marshal(webhook.NewDelivery(first))
+	require.NoError(t, err)
+
+	require.Error(t, send(ctx, first))
+	clock = clock.Add(time.Minute)
+	require.Error(t, send(ctx, found(first.At.Add(time.Minute))))
+	clock = clock.Add(2 * time.Minute)
+	require.NoError(t, send(ctx, found(first.At.Add(3*time.Minute))))
+	clock = clock.Add(time.Minute)
+	later := found(first.At.Add(4 * time.Minute))
+	require.NoError(t, send(ctx, later))
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, bodies, 4)
+	for i, b := range bodies[:3] {
+		assert.Equal(t, string(want), b, "delivery %d is the first body", i)
+	}
+	for i, at := range []time.Time{t0, t0.Add(time.Minute), t0.Add(3 * time.Minute)} {
+		assert.Equal(t, webhook.Sign(at, want, secret), sigs[i], "delivery %d is signed at its own time", i)
+	}
+	assert.NotEqual(t, sigs[0], sigs[1])
+	again, err := json.Marshal(webhook.NewDelivery(later))
+	require.NoError(t, err)
+	assert.Equal(t, string(again), bodies[3], "delivered: the first body is forgotten")
+}
+
+// TestDeliveryBodyIsTheEvent: two deliveries of one Event value at two
+// times are the same body, and their signatures differ in t alone.
+func TestDeliveryBodyIsTheEvent(t *testing.T) {
+	srv, got := answering(t, http.StatusOK, "")
+	clock := t0
+	send, err := webhook.Sender(srv.URL, secret, webhook.WithHTTPClient(srv.Client()),
+		webhook.WithClock(func() time.Time { return clock }))
+	require.NoError(t, err)
+	e := paidEvent()
+	require.NoError(t, send(boundedCtx(t), e))
+	clock = clock.Add(90 * time.Second)
+	require.NoError(t, send(boundedCtx(t), e))
+	reqs := got()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, string(reqs[0].body), string(reqs[1].body))
+	assert.Equal(t, []string{webhook.Sign(t0, reqs[0].body, secret)}, reqs[0].signatures)
+	assert.Equal(t, []string{webhook.Sign(t0.Add(90*time.Second), reqs[0].body, secret)}, reqs[1].signatures)
 }

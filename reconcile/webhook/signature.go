@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,14 +20,15 @@ import (
 // HMAC-SHA256, keyed with a secret, of the bytes "<t>.<body>" (t as
 // written in the header, a full stop, the body as sent). A sender that is
 // moving to a new secret signs with both and sends two v1 values; a
-// receiver accepts the delivery when any of them matches its secret.
+// receiver accepts the delivery when any of them matches its secret. How a
+// receiver reads the header (its other spellings, repeats, whitespace and
+// case) is the package documentation's Signature section.
 const SignatureHeader = "Upicollect-Signature"
 
 // Limits of the header, so that parsing it is bounded work.
 const (
-	maxHeaderLen  = 1024 // bytes
-	maxSignatures = 8    // v1 values
-	tDigits       = 12   // Unix seconds up to the year 33658
+	maxHeaderLen = 1024 // bytes, all the header's field lines together
+	tDigits      = 12   // Unix seconds up to the year 33658
 )
 
 // signature is a parsed SignatureHeader.
@@ -33,6 +36,32 @@ type signature struct {
 	t   int64    // Unix seconds
 	ts  string   // t as written: what was signed
 	v1s [][]byte // the v1 MACs, decoded
+}
+
+// signatureValue returns the SignatureHeader of h as a CGI gateway (PHP's
+// $_SERVER, WSGI's environ) presents it, so that every receiver reads the
+// same header: the values of every field whose name is SignatureHeader
+// compared without case and with '_' for '-' (Upicollect_Signature too:
+// a gateway maps both to HTTP_UPICOLLECT_SIGNATURE), joined with ",". The
+// joined value has the repeated t of two signatures, which parseSignature
+// refuses. Fields of different names are joined in the order of their
+// names: the verdict does not depend on it.
+func signatureValue(h http.Header) (string, bool) {
+	var names []string
+	for name := range h {
+		if strings.EqualFold(strings.ReplaceAll(name, "_", "-"), SignatureHeader) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return "", false
+	}
+	slices.Sort(names)
+	var values []string
+	for _, name := range names {
+		values = append(values, h[name]...)
+	}
+	return strings.Join(values, ","), true
 }
 
 // mac returns HMAC-SHA256(secret, ts + "." + body).
@@ -58,11 +87,13 @@ func sign(t time.Time, body []byte, secrets ...[]byte) string {
 	return b.String()
 }
 
-// parseSignature parses a SignatureHeader value: comma-separated key=value
-// items, exactly one t, any number (up to maxSignatures) of v1. Items with
-// other keys (a later scheme's v2) are skipped, so that a sender can add
-// them without breaking receivers. The errors wrap ErrMalformedSignature,
-// or ErrNoSignature when no v1 is present.
+// parseSignature parses a SignatureHeader value: items separated by ","
+// (spaces and tabs around an item are trimmed and an empty item is
+// skipped, as in any HTTP list), each key=value split at its first "=";
+// exactly one t; at least one v1, each 64 hex digits in either case. Items
+// with other keys (a later scheme's v2) are skipped, so that a sender can
+// add them without breaking receivers. The errors wrap
+// ErrMalformedSignature, or ErrNoSignature when no v1 is present.
 func parseSignature(h string) (signature, error) {
 	var sig signature
 	if len(h) > maxHeaderLen {
@@ -70,6 +101,10 @@ func parseSignature(h string) (signature, error) {
 	}
 	seenT := false
 	for _, item := range strings.Split(h, ",") {
+		item = strings.Trim(item, " \t")
+		if item == "" {
+			continue
+		}
 		k, v, ok := strings.Cut(item, "=")
 		if !ok {
 			return sig, fmt.Errorf("%w: an item is not key=value", ErrMalformedSignature)
@@ -86,12 +121,9 @@ func parseSignature(h string) (signature, error) {
 			}
 			sig.t, sig.ts = t, v
 		case "v1":
-			m, err := hex.DecodeString(v)
+			m, err := hex.DecodeString(v) // either case: the same MAC
 			if err != nil || len(m) != sha256.Size {
 				return sig, fmt.Errorf("%w: v1 is not %d hex digits", ErrMalformedSignature, 2*sha256.Size)
-			}
-			if len(sig.v1s) == maxSignatures {
-				return sig, fmt.Errorf("%w: more than %d v1 values", ErrMalformedSignature, maxSignatures)
 			}
 			sig.v1s = append(sig.v1s, m)
 		}
