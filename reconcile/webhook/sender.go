@@ -8,14 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/loopback"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -198,22 +197,13 @@ func checkEndpoint(endpoint string) (where, problem string) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !loopback(u.Hostname()) {
+		if !loopback.Host(u.Hostname()) {
 			return "", "http is allowed only on loopback (127.0.0.0/8, ::1, localhost): use https"
 		}
 	default:
 		return "", "must be an https URL"
 	}
 	return u.Scheme + "://" + u.Host + u.EscapedPath(), ""
-}
-
-// loopback reports whether host is localhost or a loopback IP address.
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // userAgent names this SDK's sender.
