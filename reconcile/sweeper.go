@@ -61,7 +61,7 @@ func New(c *upicollect.Client, st Store, h Handler, opts ...Option) (*Sweeper, e
 	}
 	log := o.logger
 	if log == nil {
-		log = slog.New(discardHandler{})
+		log = upicollect.DiscardLogger()
 	}
 	return &Sweeper{client: c, store: st, handler: h, opts: o, log: log, health: &health{}, cleanup: &cleanups{}}, nil
 }
@@ -152,12 +152,3 @@ func validateOrder(o Order) error {
 	}
 	return ve
 }
-
-// discardHandler drops every record: a Sweeper's log without WithLogger.
-// (slog.DiscardHandler arrived in Go 1.24; the module supports Go 1.23.)
-type discardHandler struct{}
-
-func (discardHandler) Enabled(context.Context, slog.Level) bool  { return false }
-func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
-func (h discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h discardHandler) WithGroup(string) slog.Handler           { return h }

@@ -46,6 +46,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/clock"
 )
 
 // ErrUnavailable is what Wait's error matches when Redis did not answer the
@@ -139,15 +140,6 @@ func limitOf(perSecond float64, burst int) (redis_rate.Limit, error) {
 // Limit returns the limit in redis_rate's terms, as Redis keeps it.
 func (l *Limiter) Limit() redis_rate.Limit { return l.limit }
 
-// errWouldExceedDeadline matches context.DeadlineExceeded: the caller's
-// deadline comes before the next free slot, so waiting is pointless.
-type errWouldExceedDeadline struct{}
-
-func (errWouldExceedDeadline) Error() string {
-	return "redisrate: the next request slot comes after the context's deadline"
-}
-func (errWouldExceedDeadline) Is(target error) bool { return target == context.DeadlineExceeded }
-
 // reachAhead is how far ahead of now a reservation takes slots: the
 // callers waiting get slots up to this far in the future in one round trip,
 // and sleep until theirs.
@@ -161,7 +153,8 @@ const minGrace = 20 * time.Millisecond
 // in which case it returns ctx's error at once, even while Redis does not
 // answer, and takes no slot (a slot reserved for it goes to the next
 // caller of this process). When ctx's deadline falls before the caller's
-// slot, it returns an error matching context.DeadlineExceeded at once.
+// slot, it returns clock.ErrPastDeadline, which matches
+// context.DeadlineExceeded, at once.
 // When Redis does not answer, it returns an error matching ErrUnavailable
 // as soon as go-redis gives up (its ReadTimeout, DialTimeout and
 // MaxRetries), unless ctx ends first.
@@ -360,14 +353,9 @@ type waiter struct {
 	timer *time.Timer
 }
 
-// deadlineBefore is errWouldExceedDeadline when the context's deadline
+// deadlineBefore is clock.ErrPastDeadline when the context's deadline
 // comes before at.
-func (w *waiter) deadlineBefore(at time.Time) error {
-	if dl, ok := w.ctx.Deadline(); ok && dl.Before(at) {
-		return errWouldExceedDeadline{}
-	}
-	return nil
-}
+func (w *waiter) deadlineBefore(at time.Time) error { return clock.CheckDeadline(w.ctx, at) }
 
 // sleep waits d, or until the context ends (its error).
 func (w *waiter) sleep(d time.Duration) error {

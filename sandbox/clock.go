@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/upicollect/upicollect-go/clock"
 )
 
 // ManualClock is a clock that moves only when told, for WithClock: a test
@@ -11,36 +13,14 @@ import (
 // outcomes, the quota) in no time at all, with exact answers. Pass its
 // Now method: WithClock(c.Now). It is safe for concurrent use, so the
 // server's goroutines may read it while the test moves it.
-type ManualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+//
+// It is clock.Manual, the one manual clock of every module's tests: Now,
+// Advance (forward, or backward when d is negative; it returns the new
+// time) and Set, and Sleep for code that waits on a clock.Clock.
+type ManualClock = clock.Manual
 
 // NewManualClock returns a ManualClock that reads start.
-func NewManualClock(start time.Time) *ManualClock { return &ManualClock{now: start} }
-
-// Now returns the clock's time.
-func (c *ManualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock d forward (backward when d is negative) and
-// returns the new time.
-func (c *ManualClock) Advance(d time.Duration) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	return c.now
-}
-
-// Set moves the clock to t.
-func (c *ManualClock) Set(t time.Time) {
-	c.mu.Lock()
-	c.now = t
-	c.mu.Unlock()
-}
+func NewManualClock(start time.Time) *ManualClock { return clock.NewManual(start) }
 
 // MovableClock is a sandbox clock that can be moved from outside the
 // process: WithMovableClock serves it at POST /sandbox/clock. ManualClock

@@ -1,43 +1,19 @@
 package clock
 
 import (
-	"context"
 	"time"
+
+	"github.com/upicollect/upicollect-go/clock"
 )
 
-// Clock is the time seam of the SDK: production code uses Real and
-// tests use a Fake, so that retry and rate-limit delays cost no wall time.
-type Clock interface {
-	// Now returns the current time.
-	Now() time.Time
-	// Sleep waits d or until ctx is done, whichever is first. It returns
-	// ctx.Err() (unwrapped, so errors.Is works) if ctx ended first or was
-	// already done on entry. A d <= 0 returns nil at once unless ctx is done.
-	Sleep(ctx context.Context, d time.Duration) error
-}
+// Clock is clock.Clock, the time seam of code that waits.
+type Clock = clock.Clock
 
-// Real is the Clock backed by the system clock, for production use.
-var Real Clock = realClock{}
+// Real is the Clock of the system's time, for production use.
+var Real Clock = clock.Real{}
 
-type realClock struct{}
+// Manual is clock.Manual, the one manual clock of the tests.
+type Manual = clock.Manual
 
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	// Checked first so a done ctx wins even when d is tiny or not positive.
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if d <= 0 {
-		return nil
-	}
-	// A Timer rather than time.After so it is released as soon as ctx ends.
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// NewManual returns a Manual whose Now is start.
+func NewManual(start time.Time) *Manual { return clock.NewManual(start) }

@@ -1,5 +1,8 @@
-// Package clock is the SDK's seam for time and the home of the root
-// module's fake clocks.
+// Package clock is the root module's test home of the one clock seam,
+// package github.com/upicollect/upicollect-go/clock: Clock, Real, Manual
+// and NewManual here are that package's, and Fake is a Manual whose Sleep
+// moves it at once and records the delays asked for, for the root
+// module's tests of code that waits in turn.
 //
 // The seam has one shape: time is read through a func() time.Time. Every
 // public WithClock takes one (sandbox, reconcile, reconcile/sqlstore,
@@ -8,17 +11,7 @@
 // and polls, internal/ratelimit) takes a Clock, which is that same Now plus
 // Sleep(ctx, d), its only way to wait, so that a fake makes waiting free.
 //
-// One family of fake clocks serves every test:
-//
-//   - Fake (here): Sleep moves Now on at once and is recorded; for the root
-//     module's tests of code that waits.
-//   - Manual (here): Sleep blocks until the test Advances; for code that
-//     waits in several goroutines at once.
-//   - sandbox.ManualClock (reconciletest.Clock is the same type): the public
-//     fake for the func() time.Time seam, moved by Advance and Set; for every
-//     module's tests (nested modules cannot import internal/) and for the
-//     sandbox's own time.
-//
-// Tests build no other clock: a test that needs a store's or a server's
-// time to follow its steps Sets a sandbox.ManualClock.
+// Every test's clock is a clock.Manual (sandbox.ManualClock and
+// reconcile/reconciletest.Clock are the same type) or, here, a Fake on
+// one: tests build no other clock.
 package clock

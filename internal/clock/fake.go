@@ -7,10 +7,13 @@ import (
 	"time"
 )
 
-// Fake is a Clock for tests: Sleep advances Now by d at once (no wall
-// time) and records every requested sleep. It is exported so the SDK's own
-// tests can drive retries and rate limits deterministically. Safe for
-// concurrent use; concurrent sleeps each advance the clock, one after another.
+// Fake is a Manual whose Sleep moves it at once, for the root module's
+// tests of code that waits in turn (retries, polls, rate limits): Sleep
+// advances Now by d (no wall time) and records every requested sleep, so
+// that a test asserts on the delays the code asked for. Advance and Set
+// are the Manual's; Advance moves the clock without recording a sleep, to
+// simulate time passing between calls. Safe for concurrent use;
+// concurrent sleeps each advance the clock, one after another.
 //
 // A ctx deadline is compared with fake time: if it falls before Now()+d,
 // Sleep advances to the deadline (never backwards) and returns
@@ -18,21 +21,16 @@ import (
 // tests of deadlines should start the clock at time.Now() and use deadlines
 // far enough ahead that they cannot pass in wall time during the test.
 type Fake struct {
-	mu     sync.Mutex
-	now    time.Time
+	*Manual
+	mu     sync.Mutex // held through each Sleep, so sleeps move the clock one at a time
 	sleeps []time.Duration
 }
 
+var _ Clock = (*Fake)(nil)
+
 // NewFake returns a Fake whose Now is start.
 func NewFake(start time.Time) *Fake {
-	return &Fake{now: start}
-}
-
-// Now returns the fake current time.
-func (c *Fake) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
+	return &Fake{Manual: NewManual(start)}
 }
 
 // Sleep records d, then advances the clock by d and returns nil. It returns
@@ -49,13 +47,14 @@ func (c *Fake) Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	if dl, ok := ctx.Deadline(); ok && dl.Before(c.now.Add(d)) {
-		if dl.After(c.now) {
-			c.now = dl
+	now := c.Now()
+	if dl, ok := ctx.Deadline(); ok && dl.Before(now.Add(d)) {
+		if dl.After(now) {
+			c.Set(dl)
 		}
 		return context.DeadlineExceeded
 	}
-	c.now = c.now.Add(d)
+	c.Advance(d)
 	return nil
 }
 
@@ -65,12 +64,4 @@ func (c *Fake) Sleeps() []time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.sleeps)
-}
-
-// Advance moves the clock by d without recording a sleep, to simulate time
-// passing between calls. A negative d moves it backwards, to test clock steps.
-func (c *Fake) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }

@@ -141,3 +141,5 @@ func TestFakeConcurrent(t *testing.T) {
 	assert.Equal(t, start.Add(n*time.Millisecond), c.Now())
 	assert.Len(t, c.Sleeps(), n)
 }
+
+func bg(*testing.T) context.Context { return context.Background() }

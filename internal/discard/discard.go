@@ -1,6 +1,7 @@
-// Package discard is the one logger that drops every record: what the SDK
-// and reconcile log to when no logger is given. (slog.DiscardHandler
-// arrived in Go 1.24; this module supports Go 1.23.)
+// Package discard is the one logger that drops every record, which every
+// module reaches as upicollect.DiscardLogger: what the SDK's packages log
+// to when no logger is given. (slog.DiscardHandler arrived in Go 1.24;
+// this module supports Go 1.23.)
 package discard
 
 import (

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sync/semaphore"
 	"golang.org/x/time/rate"
 
-	"github.com/upicollect/upicollect-go/internal/clock"
+	"github.com/upicollect/upicollect-go/clock"
 )
 
 // Limiter is a token-bucket rate limiter shared by all calls of one client:
@@ -33,13 +33,13 @@ type Limiter struct {
 // New returns a Limiter that starts full, holding burst tokens.
 // perSecond <= 0 (or NaN or +Inf) means unlimited and returns nil. burst < 1
 // is treated as 1, because a bucket that can never hold a token would block
-// every call forever. A nil clock means clock.Real.
+// every call forever. A nil clock means clock.Real{}.
 func New(perSecond float64, burst int, clk clock.Clock) *Limiter {
 	if !(perSecond > 0) || math.IsInf(perSecond, 1) {
 		return nil
 	}
 	if clk == nil {
-		clk = clock.Real
+		clk = clock.Real{}
 	}
 	bucket := rate.NewLimiter(rate.Limit(perSecond), max(burst, 1))
 	// x/time/rate starts full but counts from its first use; anchor it at the
@@ -48,20 +48,11 @@ func New(perSecond float64, burst int, clk clock.Clock) *Limiter {
 	return &Limiter{clock: clk, bucket: bucket, head: semaphore.NewWeighted(1)}
 }
 
-// errWouldExceedDeadline matches context.DeadlineExceeded: the caller's
-// deadline comes before its turn, so waiting is pointless.
-type errWouldExceedDeadline struct{}
-
-func (errWouldExceedDeadline) Error() string {
-	return "rate limit: the next request slot comes after the context's deadline"
-}
-func (errWouldExceedDeadline) Is(target error) bool { return target == context.DeadlineExceeded }
-
 // Wait blocks until the caller may send one request, or until ctx ends, in
 // which case it returns ctx.Err() and takes no token. A nil Limiter returns
 // nil at once. When ctx's deadline falls before the caller's turn, Wait
-// returns an error matching context.DeadlineExceeded at once, also without
-// taking a token.
+// returns clock.ErrPastDeadline (which matches context.DeadlineExceeded) at
+// once, also without taking a token.
 func (l *Limiter) Wait(ctx context.Context) error {
 	if l == nil {
 		return nil
@@ -81,9 +72,9 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	if delay <= 0 {
 		return nil
 	}
-	if dl, ok := ctx.Deadline(); ok && dl.Before(now.Add(delay)) {
+	if err := clock.CheckDeadline(ctx, now.Add(delay)); err != nil {
 		r.CancelAt(now)
-		return errWouldExceedDeadline{}
+		return err
 	}
 	if err := l.clock.Sleep(ctx, delay); err != nil {
 		// The only outstanding reservation is ours: cancelling restores it.

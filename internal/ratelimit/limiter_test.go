@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	pubclock "github.com/upicollect/upicollect-go/clock"
 	"github.com/upicollect/upicollect-go/internal/clock"
 )
 
@@ -168,6 +169,7 @@ func TestLimiterDeadlineBeforeTurnTakesNoToken(t *testing.T) {
 	defer cancel()
 	err := l.Wait(ctx)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, pubclock.ErrPastDeadline, err, "the one deadline error")
 	assert.Empty(t, clk.Sleeps(), "no sleep: the turn is after the deadline")
 
 	// Nothing was reserved: the next caller waits the 2h of its own turn,

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/clock"
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -109,14 +110,13 @@ func Plan(n int, start time.Time, seed uint64) []Planned {
 }
 
 // Clock is sandbox time for a test: the sandbox reads it through
-// sandbox.WithClock(clock.Now), and the test moves it. It is
-// sandbox.ManualClock, the public member of the repository's one fake
-// clock family (see internal/clock): stores' and sweepers' WithClock take
-// its Now too.
-type Clock = sandbox.ManualClock
+// sandbox.WithClock(clock.Now), and the test moves it. It is clock.Manual
+// (sandbox.ManualClock is too), the one manual clock of every module's
+// tests: stores' and sweepers' WithClock take its Now too.
+type Clock = clock.Manual
 
 // NewClock returns a Clock at start.
-func NewClock(start time.Time) *Clock { return sandbox.NewManualClock(start) }
+func NewClock(start time.Time) *Clock { return clock.NewManual(start) }
 
 // Create creates the planned orders as intents in sb, through c, moving
 // clk to each order's creation time, and schedules each one's outcomes

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/clock"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -45,7 +46,7 @@ func Run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 // agree.
 func RunClocked(t *testing.T, newStore func(t *testing.T, now func() time.Time) reconcile.Store) {
 	run(t, func(t *testing.T) reconcile.Store {
-		c := &clock{t: T0}
+		c := clock.NewManual(T0)
 		return &clocked{Store: newStore(t, c.Now), clock: c}
 	})
 }
@@ -90,28 +91,7 @@ func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 // in UTC.
 type clocked struct {
 	reconcile.Store
-	clock *clock
-}
-
-// clock is the suite's own settable clock: a store's WithClock reads Now,
-// the suite Sets it. (The suite needs no fake service, only a time.)
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// Now returns the time last set.
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Set moves the clock to t.
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
+	clock *clock.Manual // the suite Sets it; the store's WithClock reads Now
 }
 
 func (c *clocked) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]reconcile.Lease, error) {

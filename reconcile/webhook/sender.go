@@ -162,7 +162,7 @@ func Sender(endpoint string, secret []byte, opts ...Option) (reconcile.Handler, 
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	s.client = &c
 	if s.log == nil {
-		s.log = slog.New(discardHandler{})
+		s.log = upicollect.DiscardLogger()
 	}
 	return s.deliver, nil
 }
@@ -273,11 +273,3 @@ func quote(b []byte) string {
 	}
 	return strconv.QuoteToASCII(string(b[:excerpt])) + "…"
 }
-
-// discardHandler drops every record (slog.DiscardHandler arrived in Go 1.24).
-type discardHandler struct{}
-
-func (discardHandler) Enabled(context.Context, slog.Level) bool  { return false }
-func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
-func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
-func (d discardHandler) WithGroup(string) slog.Handler           { return d }

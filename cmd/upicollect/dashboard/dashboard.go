@@ -128,7 +128,7 @@ func New(l Ledger, opts ...Option) http.Handler {
 		}
 	}
 	if o.logger == nil {
-		o.logger = slog.New(discard{})
+		o.logger = upicollect.DiscardLogger()
 	}
 	h := &handler{ledger: l, opts: o, mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /{$}", h.overview)
@@ -460,11 +460,3 @@ func orderURL(id string) string {
 
 // stateName is a state for a person: "late paid".
 func stateName(st reconcile.State) string { return strings.ReplaceAll(string(st), "_", " ") }
-
-// discard drops every log record (slog.DiscardHandler arrived in Go 1.24).
-type discard struct{}
-
-func (discard) Enabled(context.Context, slog.Level) bool  { return false }
-func (discard) Handle(context.Context, slog.Record) error { return nil }
-func (d discard) WithAttrs([]slog.Attr) slog.Handler      { return d }
-func (d discard) WithGroup(string) slog.Handler           { return d }

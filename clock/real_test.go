@@ -11,7 +11,7 @@ import (
 
 func TestRealNow(t *testing.T) {
 	before := time.Now()
-	got := Real.Now()
+	got := Real{}.Now()
 	after := time.Now()
 	assert.False(t, got.Before(before), "Now went backwards")
 	assert.False(t, got.After(after), "Now ran ahead")
@@ -51,7 +51,7 @@ func TestRealSleep(t *testing.T) {
 			ctx := tt.ctx(t)
 			start := time.Now()
 			done := make(chan error, 1)
-			go func() { done <- Real.Sleep(ctx, tt.d) }()
+			go func() { done <- Real{}.Sleep(ctx, tt.d) }()
 			var err error
 			select {
 			case err = <-done:
