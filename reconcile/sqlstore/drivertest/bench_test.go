@@ -233,7 +233,7 @@ var planArgs = map[string]string{
 	"retry":      `(NULL, 1, 0, 'b-0000001', 1)`,
 	"commitMany": `(NULL, ARRAY['b-0000001'], ARRAY[1], ARRAY['pending'], ARRAY[1], ARRAY[1], ARRAY[0], ARRAY[''])`,
 	"release":    `(ARRAY['b-0000001'], ARRAY[1], ARRAY[1])`,
-	"nextDue":    ``,
+	"nextDue":    `(NULL)`,
 	"untrack":    `(NULL, 'b-0000001')`,
 }
 
