@@ -91,6 +91,23 @@ func (p *holeProxy) close() {
 	}
 }
 
+// holeStore is a PostgreSQL store on a database of its own reached through a
+// hole proxy, with the statement timeout given: the store, its *sql.DB, a
+// direct connection to the same database, and the proxy.
+func holeStore(t *testing.T, timeout time.Duration) (reconcile.Store, *sql.DB, *sql.DB, *holeProxy) {
+	t.Helper()
+	srv := needPostgres(t)
+	dsn, direct := newPostgresDB(t)
+	name := dsn[strings.LastIndex(dsn, "/")+1 : strings.Index(dsn, "?")]
+	p := startHoleProxy(t, srv.Addr())
+	db, err := sql.Open("pgx", "postgres://postgres@"+p.addr()+"/"+name+"?sslmode=disable")
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	st, err := sqlstore.New(testCtx(t), db, sqlstore.Postgres, sqlstore.WithStatementTimeout(timeout))
+	require.NoError(t, err)
+	return st, db, direct, p
+}
+
 // TestBlackHoledDatabaseCostsOneCall runs a PostgreSQL store through a
 // proxy that the test switches to swallow all traffic, with a statement
 // timeout of 300 ms: every store call a step makes, started before or
@@ -100,15 +117,7 @@ func (p *holeProxy) close() {
 // the store works again on fresh connections. It prints the longest call.
 func TestBlackHoledDatabaseCostsOneCall(t *testing.T) {
 	ctx := testCtx(t)
-	srv := needPostgres(t)
-	dsn, direct := newPostgresDB(t)
-	name := dsn[strings.LastIndex(dsn, "/")+1 : strings.Index(dsn, "?")]
-	p := startHoleProxy(t, srv.Addr())
-	db, err := sql.Open("pgx", "postgres://postgres@"+p.addr()+"/"+name+"?sslmode=disable")
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	st, err := sqlstore.New(ctx, db, sqlstore.Postgres, sqlstore.WithStatementTimeout(300*time.Millisecond))
-	require.NoError(t, err)
+	st, db, direct, p := holeStore(t, 300*time.Millisecond)
 	for i := range 10 {
 		require.NoError(t, st.Track(ctx, ord(i), t0))
 	}
@@ -206,15 +215,7 @@ func TestBlackHoledDatabaseCostsOneCall(t *testing.T) {
 // the sweeper works again after it.
 func TestStepEndsWithItsContextInABlackHole(t *testing.T) {
 	ctx := testCtx(t)
-	srv := needPostgres(t)
-	dsn, _ := newPostgresDB(t)
-	name := dsn[strings.LastIndex(dsn, "/")+1 : strings.Index(dsn, "?")]
-	p := startHoleProxy(t, srv.Addr())
-	db, err := sql.Open("pgx", "postgres://postgres@"+p.addr()+"/"+name+"?sslmode=disable")
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	st, err := sqlstore.New(ctx, db, sqlstore.Postgres, sqlstore.WithStatementTimeout(time.Hour))
-	require.NoError(t, err)
+	st, _, _, p := holeStore(t, time.Hour)
 	sb := sandbox.Start(t)
 	c := sb.Client()
 	defer c.CloseIdleConnections()
