@@ -14,8 +14,9 @@ import (
 // through the command line alone: `upicollect sandbox` serves, the payer
 // fails, the ledger delivers Failed; the bank's SUCCESS comes three hours
 // later in sandbox time, `upicollect sandbox advance 3h` moves there, and
-// a sweeper on this machine's clock finds nothing due while one on the
-// sandbox's (--clock auto, the default) delivers LatePaid to the command.
+// a sweeper on this machine's clock (the default) finds nothing due while
+// one on the sandbox's (--clock sandbox, or auto) delivers LatePaid to the
+// command.
 func TestReconcileRunFollowsTheSandboxClock(t *testing.T) {
 	rs := startSandboxCmd(t, cleanEnv(), "--quiet")
 	dir := t.TempDir()
@@ -42,7 +43,7 @@ func TestReconcileRunFollowsTheSandboxClock(t *testing.T) {
 	ok("reconcile", "track", "late-ledger-1", "--amount", "499", "--create")
 	ok("sandbox", "pay", "late-ledger-1", "--result", "fail")
 	ok("sandbox", "advance", "1m")
-	ok("reconcile", "run", "--once", deliver)
+	ok("reconcile", "run", "--once", "--clock", "sandbox", deliver)
 	got := delivered()
 	require.Len(t, got, 1)
 	assert.Contains(t, got[0], `"result":"failed"`)
@@ -50,9 +51,9 @@ func TestReconcileRunFollowsTheSandboxClock(t *testing.T) {
 
 	ok("sandbox", "pay", "late-ledger-1", "--after", "3h", "--utr", "LATE0002")
 	ok("sandbox", "advance", "3h")
-	ok("reconcile", "run", "--once", "--clock", "local", deliver)
-	assert.Len(t, delivered(), 1, "on this machine's clock the late check is hours away")
-	step := ok("reconcile", "run", "--once", deliver)
+	ok("reconcile", "run", "--once", deliver)
+	assert.Len(t, delivered(), 1, "on this machine's clock (the default) the late check is hours away")
+	step := ok("reconcile", "run", "--once", "--clock", "auto", deliver)
 	got = delivered()
 	require.Len(t, got, 2, step)
 	assert.Contains(t, got[1], `"result":"late_paid"`)

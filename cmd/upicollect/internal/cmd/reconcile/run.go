@@ -84,11 +84,11 @@ at --interval and grows with each failure. Several run processes may
 share one ledger. The service's credentials come as for every command
 ('upicollect help environment').
 
---clock says whose time the sweeper steps on. auto (the default) is the
-sandbox's when the base URL is a sandbox on this machine (it answers GET
-/sandbox/clock), so that 'upicollect sandbox advance 3h' brings a late
-payment's check due, and this machine's otherwise; sandbox insists on a
-sandbox's, local on this machine's (a PostgreSQL ledger keeps its own).`
+--clock says whose time the sweeper steps on: local (the default) is this
+machine's (a PostgreSQL ledger keeps its own); sandbox is the sandbox's at
+the base URL (GET /sandbox/clock), so that 'upicollect sandbox advance 3h'
+brings a late payment's check due; auto is the sandbox's when the base URL
+is a sandbox on this machine, else this machine's.`
 
 // NewCmdRun is `upicollect reconcile run`; runF, when not nil, runs
 // instead of runRun (tests).
@@ -120,7 +120,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringVar(&rf.WebhookSecretFile, "webhook-secret-file", "", "read the webhook secret from `FILE` (default $"+envWebhookSecret+")")
 	fl.BoolVar(&rf.Once, "once", false, "run one step and exit")
 	fl.DurationVar(&rf.Interval, "interval", 30*time.Second, "the longest wait between two steps")
-	fl.StringVar(&rf.Clock, "clock", clockAuto, "whose time the sweeper steps on: auto (the sandbox's when the base URL is a sandbox on this machine, else local), sandbox, or local")
+	fl.StringVar(&rf.Clock, "clock", clockLocal, "whose time the sweeper steps on: local, sandbox (the sandbox's at the base URL), or auto (the sandbox's when the base URL is a sandbox on this machine, else local)")
 	return cmd
 }
 
