@@ -98,43 +98,16 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 	if err != nil {
 		return stats, err
 	}
-	for {
-		until, probe, held := s.health.held(now)
-		if held {
-			stats.NextDue = until
-			return stats, errors.Join(errs...)
-		}
-		limit := s.opts.batchSize
-		if probe {
-			limit = 1 // the service is failing: one check tells whether it is back
-		}
-		leases, err := s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
-		if err != nil {
-			return stats, errors.Join(append(errs, fmt.Errorf("reconcile: leasing due orders: %w", err))...)
-		}
-		var fresh, again []Lease
-		for _, l := range leases {
-			if seen[l.Order.ID] {
-				again = append(again, l)
-				continue
-			}
-			seen[l.Order.ID] = true
-			fresh = append(fresh, l)
-		}
-		if len(again) > 0 {
-			if err := s.store.Release(ctx, again...); err != nil {
-				errs = append(errs, fmt.Errorf("reconcile: releasing orders checked in this step: %w", err))
-			}
-		}
-		if len(fresh) == 0 {
-			break
-		}
-		if err := s.checkBatch(ctx, now, judge, fresh, &stats, &errs); err != nil {
-			return stats, errors.Join(append(errs, err)...)
-		}
-		if len(leases) < limit && !probe {
-			break
-		}
+	if err := s.register(ctx, now); err != nil {
+		return stats, err
+	}
+	if err := s.checkDue(ctx, now, judge, seen, &stats, &errs); err != nil {
+		return stats, errors.Join(append(errs, err)...)
+	}
+	// The consumer's pending events need no check: delivered even while
+	// the service is failing.
+	if err := s.deliverPending(ctx, judge, &stats, &errs); err != nil {
+		return stats, errors.Join(append(errs, err)...)
 	}
 	if until, _, held := s.health.held(now); held {
 		stats.NextDue = until
@@ -147,6 +120,50 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 		stats.NextDue = next
 	}
 	return stats, errors.Join(errs...)
+}
+
+// checkDue leases and checks the orders due at judge, batch by batch,
+// until none is left that this step has not checked (seen), or the
+// service is failing for every order. It returns an error that ends the
+// step.
+func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[string]bool, stats *Stats, errs *[]error) error {
+	for {
+		_, probe, held := s.health.held(now)
+		if held {
+			return nil
+		}
+		limit := s.opts.batchSize
+		if probe {
+			limit = 1 // the service is failing: one check tells whether it is back
+		}
+		leases, err := s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
+		if err != nil {
+			return fmt.Errorf("reconcile: leasing due orders: %w", err)
+		}
+		var fresh, again []Lease
+		for _, l := range leases {
+			if seen[l.Order.ID] {
+				again = append(again, l)
+				continue
+			}
+			seen[l.Order.ID] = true
+			fresh = append(fresh, l)
+		}
+		if len(again) > 0 {
+			if err := s.store.Release(ctx, again...); err != nil {
+				*errs = append(*errs, fmt.Errorf("reconcile: releasing orders checked in this step: %w", err))
+			}
+		}
+		if len(fresh) == 0 {
+			return nil
+		}
+		if err := s.checkBatch(ctx, now, judge, fresh, stats, errs); err != nil {
+			return err
+		}
+		if len(leases) < limit && !probe {
+			return nil
+		}
+	}
 }
 
 // checkBatch checks the leases, delivers the events found one by one and
@@ -351,6 +368,7 @@ func (s *Sweeper) commitEvent(ctx context.Context, now time.Time, l Lease, u Upd
 		return fmt.Errorf("reconcile: order %q: renewing the lease: %w", id, err)
 	}
 	ev := *u.Event
+	u.Consumer = s.opts.consumer
 	var handlerErr error
 	err := s.store.Commit(ctx, l, u, func(ctx context.Context) error {
 		handlerErr = s.deliver(ctx, ev)

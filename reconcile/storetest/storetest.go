@@ -129,6 +129,16 @@ func (c *clocked) Extend(ctx context.Context, l reconcile.Lease, now time.Time, 
 	return c.Store.Extend(ctx, l, now, ttl)
 }
 
+func (c *clocked) RegisterConsumer(ctx context.Context, name string, now time.Time) error {
+	c.clock.Set(now.UTC())
+	return c.Store.RegisterConsumer(ctx, name, now)
+}
+
+func (c *clocked) LeaseDeliveries(ctx context.Context, consumer string, now time.Time, limit int, ttl time.Duration) ([]reconcile.DeliveryLease, error) {
+	c.clock.Set(now.UTC())
+	return c.Store.LeaseDeliveries(ctx, consumer, now, limit, ttl)
+}
+
 func (c *clocked) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
 	c.clock.Set(now.UTC())
 	return c.Store.NextDue(ctx, now)
