@@ -83,6 +83,9 @@ func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}
+	for _, tc := range consumerCases {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
+	}
 	t.Run("AnswersNotNamingTheOrderSettleNothing", func(t *testing.T) { testAnswers(t, newStore) })
 }
 
