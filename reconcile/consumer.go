@@ -56,8 +56,10 @@ func WithConsumer(name string) Option {
 	return func(o *options) { o.consumer = name }
 }
 
-// validConsumerName reports whether name is a name a consumer can have.
-func validConsumerName(name string) error {
+// ValidateConsumerName reports why name is not a name a consumer can
+// have (WithConsumer's rule: not empty, at most MaxConsumerNameLen bytes
+// of valid UTF-8, no control character); nil when it is one.
+func ValidateConsumerName(name string) error {
 	switch {
 	case name == "":
 		return errors.New("reconcile: WithConsumer: empty consumer name")

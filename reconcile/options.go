@@ -80,7 +80,7 @@ func (o *options) validate() error {
 	if o.maxBackoff <= 0 || o.handlerTO < 0 {
 		errs = append(errs, fmt.Errorf("reconcile: max backoff (%v) must be positive and the handler timeout (%v) not negative", o.maxBackoff, o.handlerTO))
 	}
-	if err := validConsumerName(o.consumer); err != nil {
+	if err := ValidateConsumerName(o.consumer); err != nil {
 		errs = append(errs, err)
 	}
 	if o.now == nil {
