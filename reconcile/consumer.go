@@ -108,23 +108,25 @@ func (s *Sweeper) register(ctx context.Context, now time.Time) error {
 // deliverPending delivers the consumer's pending events due at now, one
 // transaction each, batch by batch, until none is left that this step has
 // not tried. It returns an error that ends the step: the store's, or
-// ctx's. Leases it took and did not try expire after their TTL.
-func (s *Sweeper) deliverPending(ctx context.Context, now time.Time, stats *Stats, errs *[]error) error {
+// ctx's. Leases it took and did not try expire after their TTL. retry is
+// the earliest time a delivery that failed is due again (zero: none
+// failed).
+func (s *Sweeper) deliverPending(ctx context.Context, now time.Time, stats *Stats, errs *[]error) (retry time.Time, err error) {
 	for {
 		ds, err := s.store.LeaseDeliveries(ctx, s.opts.consumer, now, s.opts.batchSize, s.opts.leaseTTL)
 		if err != nil {
-			return fmt.Errorf("reconcile: leasing pending deliveries: %w", err)
+			return retry, fmt.Errorf("reconcile: leasing pending deliveries: %w", err)
 		}
 		for _, d := range ds {
 			if err := ctx.Err(); err != nil {
-				return err
+				return retry, err
 			}
 			id, result := d.Event.Order.ID, d.Event.Result
 			f := d.Failures + 1
-			retry := Retry{Next: now.Add(s.retryAfter(f)), Failures: f}
+			again := Retry{Next: now.Add(s.retryAfter(f)), Failures: f}
 			var handlerErr error
 			ev := d.Event
-			err := s.store.CommitDelivery(ctx, d, retry, func(ctx context.Context) error {
+			err := s.store.CommitDelivery(ctx, d, again, func(ctx context.Context) error {
 				handlerErr = s.deliver(ctx, ev)
 				return handlerErr
 			})
@@ -133,6 +135,9 @@ func (s *Sweeper) deliverPending(ctx context.Context, now time.Time, stats *Stat
 				stats.count(result)
 			case handlerErr != nil:
 				stats.Errors++
+				if retry.IsZero() || again.Next.Before(retry) {
+					retry = again.Next
+				}
 				s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: handler failed; the pending event comes again after a backoff",
 					slog.String("order_id", id), slog.String("result", string(result)), slog.String("error", handlerErr.Error()))
 				*errs = append(*errs, &handlerError{orderID: id, result: result, err: handlerErr})
@@ -141,11 +146,11 @@ func (s *Sweeper) deliverPending(ctx context.Context, now time.Time, stats *Stat
 				s.leaseLost(ctx, id)
 			default:
 				stats.Errors++
-				return fmt.Errorf("reconcile: order %q: delivering %s to %q: %w", id, result, s.opts.consumer, err)
+				return retry, fmt.Errorf("reconcile: order %q: delivering %s to %q: %w", id, result, s.opts.consumer, err)
 			}
 		}
 		if len(ds) < s.opts.batchSize {
-			return nil
+			return retry, nil
 		}
 	}
 }

@@ -203,3 +203,42 @@ func TestConsumerStale(t *testing.T) {
 		assert.Equal(t, tc.want, tc.c.Stale(now, 30*time.Second), "%+v", tc.c)
 	}
 }
+
+// TestPendingDeliveryRetryIsNextDue: a pending delivery whose handler
+// fails is due again after a backoff, and a step reports that time in
+// Stats.NextDue when nothing is due sooner, so that a caller stepping at
+// NextDue delivers it.
+func TestPendingDeliveryRetryIsNextDue(t *testing.T) {
+	e := newEnv(t)
+	ctx := boundedCtx(t)
+	st := reconcile.NewMemoryStore()
+	var app, php events
+	swApp, err := reconcile.New(e.client, st, app.handle, reconcile.WithConsumer("app"), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	fails := 1
+	swPHP, err := reconcile.New(e.client, st, func(ctx context.Context, ev reconcile.Event) error {
+		if fails > 0 {
+			fails--
+			return errors.New("receiver down")
+		}
+		return php.handle(ctx, ev)
+	}, reconcile.WithConsumer("php"), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	_, err = swPHP.Step(ctx, e.clk.Now())
+	require.NoError(t, err)
+	o := e.intent(t, "ord-r1", 24900)
+	require.NoError(t, swApp.Track(ctx, o))
+	e.payLater(t, o.ID, 24900, 0)
+	_, err = swApp.Confirm(ctx, o.ID)
+	require.NoError(t, err)
+	now := e.clk.Now()
+	stats, err := swPHP.Step(ctx, now)
+	require.ErrorContains(t, err, "receiver down")
+	assert.Equal(t, 1, stats.Errors)
+	assert.Equal(t, now.Add(reconcile.DefaultStepInterval), stats.NextDue, "the retry, the earliest thing due")
+	e.clk.Set(stats.NextDue)
+	stats, err = swPHP.Step(ctx, stats.NextDue)
+	require.NoError(t, err)
+	assert.Equal(t, 1, stats.Paid)
+	assert.Equal(t, []reconcile.Result{reconcile.Paid}, php.results(o.ID))
+}

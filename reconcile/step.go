@@ -106,7 +106,8 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 	}
 	// The consumer's pending events need no check: delivered even while
 	// the service is failing.
-	if err := s.deliverPending(ctx, judge, &stats, &errs); err != nil {
+	retry, err := s.deliverPending(ctx, judge, &stats, &errs)
+	if err != nil {
 		return stats, errors.Join(append(errs, err)...)
 	}
 	if until, _, held := s.health.held(now); held {
@@ -118,6 +119,9 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 		errs = append(errs, fmt.Errorf("reconcile: next due order: %w", err))
 	} else if ok {
 		stats.NextDue = next
+	}
+	if !retry.IsZero() && (stats.NextDue.IsZero() || retry.Before(stats.NextDue)) {
+		stats.NextDue = retry // a pending delivery that failed is due again then
 	}
 	return stats, errors.Join(errs...)
 }
