@@ -50,6 +50,11 @@ func (s *Sweeper) Confirm(ctx context.Context, orderID string) (*OrderState, err
 		if err != nil {
 			return nil, err
 		}
+		if !s.registered.Load() {
+			if err := s.register(ctx, now); err != nil {
+				return nil, err
+			}
+		}
 		if _, _, held := s.health.held(now); held {
 			// The service is failing for every order (or asked to be left
 			// alone): the ledger's state, and no check beyond the probe.

@@ -38,6 +38,15 @@
 // real shop (60 % paid within 10 minutes, 15 % failed, 5 % failed then paid
 // hours later, 5 % paid after expiry, 15 % never paid) about 26 on average.
 //
+// Consumers: a ledger delivers every event to every consumer once. A
+// Sweeper delivers as WithConsumer's name ("default" without it): a shop
+// whose Go handler credits orders and whose accounting side gets webhooks
+// runs two consumers on one ledger, and each gets every event; sweepers
+// with the same name (several processes of one target) share its
+// deliveries. An event is still checked and recorded once, by whichever
+// sweeper finds it, and delivered to the other consumers at their next
+// step without another check (see WithConsumer, Sweeper.Consumers).
+//
 // Exactly once: an event and the order's new state are recorded together,
 // and the handler runs before that record is committed. A handler error or
 // panic undoes it: the order keeps its state and the event comes again

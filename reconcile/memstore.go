@@ -46,7 +46,8 @@ const scanChunk = 1024
 // orders the chunk read (tests count the chunks and hold a scan between
 // two).
 func newMemStore(chunked func(read int)) *memStore {
-	return &memStore{orders: map[string]*memEntry{}, counts: map[State]int{}, chunked: chunked}
+	return &memStore{orders: map[string]*memEntry{}, counts: map[State]int{}, chunked: chunked,
+		consumers: map[string]*memConsumer{}, pending: map[string][]*memDelivery{}, delivered: map[string]int{}}
 }
 
 // memStore is a map of orders, an index of them in List's order, a
@@ -60,6 +61,12 @@ type memStore struct {
 	counts  map[State]int // no zero counts
 	tokens  uint64
 	chunked func(read int)
+	// consumers are the registered ones; pending their undelivered
+	// events, in the order recorded; delivered how many each was
+	// delivered (of the events kept).
+	consumers map[string]*memConsumer
+	pending   map[string][]*memDelivery
+	delivered map[string]int
 }
 
 // memEntry is one order. Due times are Unix nanoseconds, to keep it small.
@@ -76,6 +83,7 @@ type memEntry struct {
 	events     []Event
 	updated    time.Time
 	delivering chan struct{} // closed when the delivery under way ends; nil when none
+	pending    int           // deliveries of its events still pending (Prune keeps it)
 }
 
 // key is when e can next be leased: its due time, or its lease's expiry
@@ -243,7 +251,7 @@ func (m *memStore) apply(e *memEntry, u Update) {
 		e.checks++
 	}
 	if u.Event != nil {
-		e.events = append(e.events, copyEvent(*u.Event))
+		m.recordEvent(e, *u.Event, u.Consumer)
 	}
 	e.due = 0
 	if !u.Next.IsZero() {
@@ -258,6 +266,7 @@ func copyEvent(ev Event) Event {
 	if ev.Status != nil {
 		ev.Status = &upicollect.PaymentStatus{OrderID: ev.Status.OrderID, TxnStatus: ev.Status.TxnStatus, Amount: ev.Status.Amount, UTR: ev.Status.UTR}
 	}
+	ev.DeliveredTo = slices.Clone(ev.DeliveredTo)
 	return ev
 }
 
@@ -446,7 +455,14 @@ func (m *memStore) Prune(ctx context.Context, before time.Time) (int, error) {
 	}
 	n := 0
 	err := m.scan(ctx, nil, func(e *memEntry) bool {
-		if e.index < 0 && e.delivering == nil && e.updated.Before(before) {
+		if e.index < 0 && e.delivering == nil && e.pending == 0 && e.updated.Before(before) {
+			for _, ev := range e.events {
+				for _, c := range ev.DeliveredTo {
+					if m.delivered[c]--; m.delivered[c] <= 0 {
+						delete(m.delivered, c)
+					}
+				}
+			}
 			delete(m.orders, e.order.ID)
 			m.byList.delete(e)
 			m.uncount(e)

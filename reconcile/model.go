@@ -80,6 +80,10 @@ type Event struct {
 	// Reason says why an order Expired (ReasonNotFound or
 	// ReasonNoFinalState); "" for the other results.
 	Reason string
+	// DeliveredTo names the consumers the event was delivered to, sorted
+	// (OrderState's events: Lookup and List fill it in; a Handler's
+	// event has none).
+	DeliveredTo []string
 }
 
 // NewEvent returns the event of o with result r, found by the status

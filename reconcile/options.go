@@ -24,6 +24,7 @@ type options struct {
 	now          func() time.Time
 	logger       *slog.Logger
 	stepHook     func(context.Context, StepReport) error
+	consumer     string
 }
 
 // Defaults of a Sweeper's work.
@@ -57,6 +58,7 @@ func defaultOptions() options {
 		stepInterval: DefaultStepInterval,
 		maxBackoff:   DefaultMaxBackoff,
 		now:          time.Now,
+		consumer:     DefaultConsumer,
 	}
 }
 
@@ -77,6 +79,9 @@ func (o *options) validate() error {
 	}
 	if o.maxBackoff <= 0 || o.handlerTO < 0 {
 		errs = append(errs, fmt.Errorf("reconcile: max backoff (%v) must be positive and the handler timeout (%v) not negative", o.maxBackoff, o.handlerTO))
+	}
+	if err := ValidateConsumerName(o.consumer); err != nil {
+		errs = append(errs, err)
 	}
 	if o.now == nil {
 		errs = append(errs, errors.New("reconcile: WithClock: nil clock"))

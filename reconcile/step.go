@@ -98,11 +98,43 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 	if err != nil {
 		return stats, err
 	}
+	if err := s.register(ctx, now); err != nil {
+		return stats, err
+	}
+	if err := s.checkDue(ctx, now, judge, seen, &stats, &errs); err != nil {
+		return stats, errors.Join(append(errs, err)...)
+	}
+	// The consumer's pending events need no check: delivered even while
+	// the service is failing.
+	retry, err := s.deliverPending(ctx, judge, &stats, &errs)
+	if err != nil {
+		return stats, errors.Join(append(errs, err)...)
+	}
+	if until, _, held := s.health.held(now); held {
+		stats.NextDue = until
+		return stats, errors.Join(errs...)
+	}
+	next, ok, err := s.store.NextDue(ctx, now)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("reconcile: next due order: %w", err))
+	} else if ok {
+		stats.NextDue = next
+	}
+	if !retry.IsZero() && (stats.NextDue.IsZero() || retry.Before(stats.NextDue)) {
+		stats.NextDue = retry // a pending delivery that failed is due again then
+	}
+	return stats, errors.Join(errs...)
+}
+
+// checkDue leases and checks the orders due at judge, batch by batch,
+// until none is left that this step has not checked (seen), or the
+// service is failing for every order. It returns an error that ends the
+// step.
+func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[string]bool, stats *Stats, errs *[]error) error {
 	for {
-		until, probe, held := s.health.held(now)
+		_, probe, held := s.health.held(now)
 		if held {
-			stats.NextDue = until
-			return stats, errors.Join(errs...)
+			return nil
 		}
 		limit := s.opts.batchSize
 		if probe {
@@ -110,7 +142,7 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 		}
 		leases, err := s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
 		if err != nil {
-			return stats, errors.Join(append(errs, fmt.Errorf("reconcile: leasing due orders: %w", err))...)
+			return fmt.Errorf("reconcile: leasing due orders: %w", err)
 		}
 		var fresh, again []Lease
 		for _, l := range leases {
@@ -123,30 +155,19 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 		}
 		if len(again) > 0 {
 			if err := s.store.Release(ctx, again...); err != nil {
-				errs = append(errs, fmt.Errorf("reconcile: releasing orders checked in this step: %w", err))
+				*errs = append(*errs, fmt.Errorf("reconcile: releasing orders checked in this step: %w", err))
 			}
 		}
 		if len(fresh) == 0 {
-			break
+			return nil
 		}
-		if err := s.checkBatch(ctx, now, judge, fresh, &stats, &errs); err != nil {
-			return stats, errors.Join(append(errs, err)...)
+		if err := s.checkBatch(ctx, now, judge, fresh, stats, errs); err != nil {
+			return err
 		}
 		if len(leases) < limit && !probe {
-			break
+			return nil
 		}
 	}
-	if until, _, held := s.health.held(now); held {
-		stats.NextDue = until
-		return stats, errors.Join(errs...)
-	}
-	next, ok, err := s.store.NextDue(ctx, now)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("reconcile: next due order: %w", err))
-	} else if ok {
-		stats.NextDue = next
-	}
-	return stats, errors.Join(errs...)
 }
 
 // checkBatch checks the leases, delivers the events found one by one and
@@ -351,6 +372,7 @@ func (s *Sweeper) commitEvent(ctx context.Context, now time.Time, l Lease, u Upd
 		return fmt.Errorf("reconcile: order %q: renewing the lease: %w", id, err)
 	}
 	ev := *u.Event
+	u.Consumer = s.opts.consumer
 	var handlerErr error
 	err := s.store.Commit(ctx, l, u, func(ctx context.Context) error {
 		handlerErr = s.deliver(ctx, ev)

@@ -39,6 +39,10 @@ type Reader interface {
 	List(ctx context.Context, q ListQuery) ([]OrderState, error)
 	// Counts returns how many orders are in each state.
 	Counts(ctx context.Context) (map[State]int, error)
+	// Consumers returns the registered consumers, by name, with their
+	// pending and delivered counts and when a sweeper of each last
+	// stepped (see WithConsumer).
+	Consumers(ctx context.Context) ([]Consumer, error)
 }
 
 // Engine is what a Sweeper works through: tracking orders, leasing the
@@ -123,8 +127,45 @@ type Engine interface {
 	// changes).
 	Untrack(ctx context.Context, orderID string) error
 	// Prune deletes orders with no further check whose last change is
-	// before before, with their events, and returns how many it deleted.
+	// before before, with their events and deliveries, and returns how
+	// many it deleted. An order with an event still pending for a
+	// consumer is kept.
 	Prune(ctx context.Context, before time.Time) (int, error)
+
+	// RegisterConsumer registers the consumer name if it is not
+	// registered (it then receives the events recorded from now on) and
+	// records its LastSeen: the store's clock when it keeps one, else
+	// now. A sweeper calls it at each step and at its first Confirm.
+	RegisterConsumer(ctx context.Context, name string, now time.Time) error
+	// RemoveConsumer ends name's registration and drops its pending
+	// deliveries (a delivery under way finishes or rolls back first);
+	// what it was delivered stays in the events' DeliveredTo.
+	// ErrNoConsumer when name is not registered.
+	RemoveConsumer(ctx context.Context, name string) error
+	// LeaseDeliveries leases up to limit of consumer's pending deliveries
+	// due at now (their event's At, or a retry's Next) whose lease is free
+	// or expired, earliest due first, for ttl (on the store's clock when
+	// it has one, else from now), each with a fresh fencing token.
+	LeaseDeliveries(ctx context.Context, consumer string, now time.Time, limit int, ttl time.Duration) ([]DeliveryLease, error)
+	// CommitDelivery calls deliver inside one transaction with the record
+	// that d's event was delivered to d.Consumer (fenced by d.Token; no
+	// other lease of it can be granted meanwhile). An error from deliver
+	// rolls it back and records retry instead (d is due again at
+	// retry.Next with retry.Failures), and CommitDelivery returns
+	// deliver's error. ErrLeaseLost, deliver not called, when d is no
+	// longer held (its lease was granted again, or the consumer removed).
+	CommitDelivery(ctx context.Context, d DeliveryLease, retry Retry, deliver func(context.Context) error) error
+}
+
+// DeliveryLease is a Store's hold on one pending delivery: an event
+// recorded for a consumer and not yet delivered to it, granted by
+// Engine.LeaseDeliveries.
+type DeliveryLease struct {
+	Event    Event  // the event to deliver (DeliveredTo not filled in)
+	Consumer string // the consumer it is for
+	Failures int    // its failed deliveries so far (backoff)
+	// Token is the lease's fencing token: CommitDelivery presents it.
+	Token string
 }
 
 // Lease is a Store's hold on one order, granted by Store.Lease or
@@ -153,6 +194,10 @@ type Update struct {
 	// Reason says why tracking ended without a final event (checks kept
 	// failing at the end of the late window); "" otherwise.
 	Reason string
+	// Consumer is the consumer Commit delivers the event to (its
+	// sweeper's; "" is DefaultConsumer): the event is recorded delivered
+	// to it, and pending for every other consumer registered then.
+	Consumer string
 	// Retry is what Commit records instead when deliver fails: the order
 	// keeps its state and becomes due at Retry.Next with Retry.Failures;
 	// the event is not recorded and comes again.
@@ -229,4 +274,6 @@ var (
 	ErrLeaseHeld = errors.New("reconcile: another sweeper holds the order")
 	// ErrOrderDone: LeaseOrder of an order with no further check.
 	ErrOrderDone = errors.New("reconcile: the order has no further check")
+	// ErrNoConsumer: RemoveConsumer of a name that is not registered.
+	ErrNoConsumer = errors.New("reconcile: no such consumer")
 )

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/upicollect/upicollect-go"
 )
@@ -37,6 +38,8 @@ type Sweeper struct {
 	log     *slog.Logger
 	health  *health   // the service across orders: an outage holds checks
 	cleanup *cleanups // what calls whose context ended left to do
+	// registered: the consumer was registered (by a step or a Confirm).
+	registered atomic.Bool
 }
 
 // New returns a Sweeper that checks orders with c, keeps them in st and

@@ -75,7 +75,7 @@ func TestReconcileNeedsASubcommand(t *testing.T) {
 		assert.Equal(t, exitUsage, r.code, "%v: %s", args, r.output())
 	}
 	r := cli(t, nil, "", "reconcile")
-	assert.Contains(t, r.stderr, "reconcile needs a command: run, track, show, list or serve")
+	assert.Contains(t, r.stderr, "reconcile needs a command: run, track, show, list, serve or consumers")
 }
 
 // TestReconcileRunRefusesWithoutDeliver: run without --deliver exits 2,

@@ -45,6 +45,13 @@ func (s *store) Commit(ctx context.Context, l reconcile.Lease, u reconcile.Updat
 	if _, err := s.exec(ctx, tx, s.q.event, eventArgs(l.Order.ID, u.Event)...); err != nil {
 		return fmt.Errorf("sqlstore: order %q: recording %s: %w", l.Order.ID, u.Event.Result, err)
 	}
+	consumer := u.Consumer
+	if consumer == "" {
+		consumer = reconcile.DefaultConsumer
+	}
+	if _, err := s.exec(ctx, tx, s.q.fanOut, l.Order.ID, string(u.Event.Result), u.Event.At.UnixNano(), consumer, s.clockArg(), consumer); err != nil {
+		return fmt.Errorf("sqlstore: order %q: recording %s's deliveries: %w", l.Order.ID, u.Event.Result, err)
+	}
 	if deliver != nil {
 		if err := deliver(context.WithValue(ctx, txKey{}, tx)); err != nil {
 			_ = tx.Rollback()

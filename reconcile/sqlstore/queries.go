@@ -27,7 +27,11 @@ type queries struct {
 	commitMany             string // PostgreSQL: now, ids, tokens, states, dues, checked, failures, reasons; SQLite: now, JSON
 	nextDue                string
 	untrack                string // now, id
-	d                      Dialect
+	// fanOut records an event's deliveries: delivered to the committing
+	// consumer, pending for every other registered one. id, result,
+	// due, consumer, now, consumer.
+	fanOut string
+	d      Dialect
 }
 
 func newQueries(d Dialect) queries {
@@ -47,6 +51,9 @@ func newQueries(d Dialect) queries {
 		lease_token = NULL, lease_until_ns = NULL
 		WHERE order_id = ? AND lease_token = ?`
 	q.event = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	q.fanOut = `INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns, delivered_ns)
+		SELECT CAST(? AS TEXT), CAST(? AS TEXT), c.name, CAST(? AS BIGINT), CASE WHEN c.name = CAST(? AS TEXT) THEN ` + now + ` END
+		FROM (SELECT name FROM ` + ConsumersTable + ` UNION SELECT CAST(? AS TEXT)) AS c`
 	q.untrack = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, state = 'untracked', due_ns = NULL, lease_token = NULL, lease_until_ns = NULL
 		WHERE order_id = ? AND state NOT IN ('paid', 'late_paid', 'mismatch')`
 	// The orders in due order (nextDueRows of them at most), with the
@@ -89,7 +96,7 @@ func newQueries(d Dialect) queries {
 	q.orderLease = `SELECT due_ns, lease_until_ns FROM ` + OrdersTable + ` WHERE order_id = ?`
 	if d == Postgres {
 		for _, p := range []*string{&q.track, &q.amount, &q.extend, &q.commit, &q.retry, &q.event, &q.untrack, &q.nextDue,
-			&q.leaseOrder, &q.release, &q.commitMany, &q.orderLease} {
+			&q.leaseOrder, &q.release, &q.commitMany, &q.orderLease, &q.fanOut} {
 			*p = numbered(*p)
 		}
 	}

@@ -93,6 +93,33 @@ func (s *store) events(ctx context.Context, sts []reconcile.OrderState) error {
 		}
 		st.Events = append(st.Events, reconcile.NewEvent(st.Order, reconcile.Result(result), status, time.Unix(0, atNS).UTC(), reason))
 	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return s.deliveredTo(ctx, sts, at, args)
+}
+
+// deliveredTo fills in the consumers each event of sts was delivered to;
+// at indexes sts by order id, and ids are the ids as arguments.
+func (s *store) deliveredTo(ctx context.Context, sts []reconcile.OrderState, at map[string]int, ids []any) error {
+	rows, err := s.db.QueryContext(ctx, s.ph(`SELECT order_id, result, consumer FROM `+DeliveriesTable+
+		` WHERE order_id IN `+inList(len(ids))+` AND delivered_ns IS NOT NULL ORDER BY consumer`), ids...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, result, consumer string
+		if err := rows.Scan(&id, &result, &consumer); err != nil {
+			return err
+		}
+		st := &sts[at[id]]
+		for i := range st.Events {
+			if string(st.Events[i].Result) == result {
+				st.Events[i].DeliveredTo = append(st.Events[i].DeliveredTo, consumer)
+			}
+		}
+	}
 	return rows.Err()
 }
 
@@ -234,7 +261,9 @@ func (s *store) pruneBatch(ctx context.Context, before int64) (int, error) {
 		return 0, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	pick := `SELECT order_id FROM ` + OrdersTable + ` WHERE due_ns IS NULL AND updated_ns < ?`
+	// An order with a delivery still pending is kept.
+	pick := `SELECT order_id FROM ` + OrdersTable + ` WHERE due_ns IS NULL AND updated_ns < ?
+		AND NOT EXISTS (SELECT 1 FROM ` + DeliveriesTable + ` p WHERE p.order_id = ` + OrdersTable + `.order_id AND p.delivered_ns IS NULL)`
 	if s.d == Postgres {
 		pick += ` LIMIT ` + fmt.Sprint(pruneBatch) + ` FOR UPDATE SKIP LOCKED`
 	} else {
@@ -245,6 +274,7 @@ func (s *store) pruneBatch(ctx context.Context, before int64) (int, error) {
 		var n int
 		err := tx.QueryRowContext(bctx, numbered(`WITH picked AS (`+pick+`),
 			ev AS (DELETE FROM `+EventsTable+` e USING picked WHERE e.order_id = picked.order_id),
+			dv AS (DELETE FROM `+DeliveriesTable+` d USING picked WHERE d.order_id = picked.order_id),
 			gone AS (DELETE FROM `+OrdersTable+` o USING picked WHERE o.order_id = picked.order_id RETURNING 1)
 			SELECT COUNT(*) FROM gone`), before).Scan(&n)
 		if err != nil {
@@ -254,6 +284,9 @@ func (s *store) pruneBatch(ctx context.Context, before int64) (int, error) {
 	}
 	// On SQLite the first statement takes the write lock, so the second
 	// picks the same orders (ordered: the same first pruneBatch).
+	if _, err := tx.ExecContext(bctx, `DELETE FROM `+DeliveriesTable+` WHERE order_id IN (`+pick+`)`, before); err != nil {
+		return 0, err
+	}
 	if _, err := tx.ExecContext(bctx, `DELETE FROM `+EventsTable+` WHERE order_id IN (`+pick+`)`, before); err != nil {
 		return 0, err
 	}

@@ -148,6 +148,12 @@ func (d Dialect) String() string {
 const (
 	OrdersTable = "upicollect_reconcile_orders"
 	EventsTable = "upicollect_reconcile_events"
+	// ConsumersTable holds the registered consumers (see
+	// reconcile.WithConsumer).
+	ConsumersTable = "upicollect_reconcile_consumers"
+	// DeliveriesTable holds one row per event and consumer: pending
+	// (leased like an order) or delivered.
+	DeliveriesTable = "upicollect_reconcile_deliveries"
 )
 
 // DefaultStatementTimeout bounds each database call of a store not given

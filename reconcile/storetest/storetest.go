@@ -84,6 +84,9 @@ func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}
+	for _, tc := range consumerCases {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
+	}
 	t.Run("AnswersNotNamingTheOrderSettleNothing", func(t *testing.T) { testAnswers(t, newStore) })
 }
 
@@ -107,6 +110,16 @@ func (c *clocked) LeaseOrder(ctx context.Context, id string, now time.Time, ttl 
 func (c *clocked) Extend(ctx context.Context, l reconcile.Lease, now time.Time, ttl time.Duration) error {
 	c.clock.Set(now.UTC())
 	return c.Store.Extend(ctx, l, now, ttl)
+}
+
+func (c *clocked) RegisterConsumer(ctx context.Context, name string, now time.Time) error {
+	c.clock.Set(now.UTC())
+	return c.Store.RegisterConsumer(ctx, name, now)
+}
+
+func (c *clocked) LeaseDeliveries(ctx context.Context, consumer string, now time.Time, limit int, ttl time.Duration) ([]reconcile.DeliveryLease, error) {
+	c.clock.Set(now.UTC())
+	return c.Store.LeaseDeliveries(ctx, consumer, now, limit, ttl)
 }
 
 func (c *clocked) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {

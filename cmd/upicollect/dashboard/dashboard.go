@@ -6,7 +6,7 @@
 // command's package so that the browser tests of the e2e module can serve
 // it, and it is not part of the SDK's API.
 //
-// It only reads the ledger (Ledger's three methods): nothing is checked,
+// It only reads the ledger (Ledger's methods): nothing is checked,
 // recorded or delivered. Pages are rendered on the server with
 // html/template: no script, no external asset, times in India time (IST).
 // Requests must name this machine (a loopback Host, or one the server was
@@ -70,6 +70,8 @@ type options struct {
 	now    func() time.Time
 	hosts  []string
 	logger *slog.Logger
+	// staleAfter: see WithStaleAfter.
+	staleAfter time.Duration
 }
 
 // WithClock sets the clock of "today" in the chart (default time.Now).
@@ -121,7 +123,7 @@ type handler struct {
 // included), also at /order?id=ID, where the pages link the orders "."
 // and "..".
 func New(l Ledger, opts ...Option) http.Handler {
-	o := options{now: time.Now}
+	o := options{now: time.Now, staleAfter: DefaultStaleAfter}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -236,6 +238,32 @@ type overviewPage struct {
 	Chart     chart
 	Attention []attention
 	Recent    []row
+	Consumers []consumerRow
+	// StaleAfter is how long a consumer with pending events may go
+	// unseen before it is flagged.
+	StaleAfter time.Duration
+}
+
+// consumerRow is one consumer on the overview.
+type consumerRow struct {
+	reconcile.Consumer
+	Stale bool
+}
+
+// DefaultStaleAfter is how long a consumer with pending events may go
+// without a step before the dashboard (and `upicollect reconcile
+// consumers`) flag it: six of `reconcile run`'s default --interval.
+const DefaultStaleAfter = 3 * time.Minute
+
+// WithStaleAfter sets how long a consumer with pending events may go
+// without a step before the overview flags it (default
+// DefaultStaleAfter); a d not above 0 keeps the default.
+func WithStaleAfter(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.staleAfter = d
+		}
+	}
 }
 
 func (h *handler) overview(w http.ResponseWriter, r *http.Request) {
@@ -300,6 +328,15 @@ func (h *handler) overview(w http.ResponseWriter, r *http.Request) {
 			a.More = "/orders?state=" + url.QueryEscape(string(l.state))
 		}
 		p.Attention = append(p.Attention, a)
+	}
+	cs, err := h.ledger.Consumers(ctx)
+	if err != nil {
+		h.failed(w, r, "listing the consumers", err)
+		return
+	}
+	p.StaleAfter = h.opts.staleAfter
+	for _, c := range cs {
+		p.Consumers = append(p.Consumers, consumerRow{Consumer: c, Stale: c.Stale(p.Now, h.opts.staleAfter)})
 	}
 	h.render(w, r, "overview.html", p)
 }
@@ -371,6 +408,8 @@ type eventView struct {
 	UTR       string
 	VPA       string // masked
 	Reason    string
+	// DeliveredTo names the consumers the event reached.
+	DeliveredTo []string
 }
 
 type orderPage struct {
@@ -395,7 +434,7 @@ func (h *handler) order(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	p := orderPage{Title: "Order " + s.Order.ID, Order: s}
 	for _, e := range s.Events {
-		v := eventView{At: e.At, Result: e.Result, Reason: e.Reason}
+		v := eventView{At: e.At, Result: e.Result, Reason: e.Reason, DeliveredTo: e.DeliveredTo}
 		if e.Status != nil {
 			v.TxnStatus, v.UTR, v.VPA = string(e.Status.TxnStatus), e.Status.UTR, upicollect.MaskVPA(e.Status.VPA)
 			if e.Status.Paid() {

@@ -41,6 +41,8 @@ func (l sliceLedger) List(_ context.Context, q reconcile.ListQuery) ([]reconcile
 	return out, nil
 }
 
+func (l sliceLedger) Consumers(context.Context) ([]reconcile.Consumer, error) { return nil, nil }
+
 func (l sliceLedger) Counts(context.Context) (map[reconcile.State]int, error) {
 	m := map[reconcile.State]int{}
 	for _, o := range l {

@@ -249,7 +249,7 @@ func TestCommitDeliversInsideTheRecord(t *testing.T) {
 		assert.Equal(t, 0, st.Failures)
 		assert.Equal(t, 1, st.Checks)
 		require.Len(t, st.Events, 1)
-		assert.Equal(t, *paid, st.Events[0], "the event as recorded")
+		assert.Equal(t, withDeliveredTo(*paid, reconcile.DefaultConsumer), st.Events[0], "the event as recorded, delivered to the committing consumer")
 		var n int
 		require.NoError(t, c.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM handled`).Scan(&n), "the handler's write committed")
 		require.ErrorIs(t, c.st.Commit(ctx, ls[0], u, nil), reconcile.ErrLeaseLost, "the lease ended with the commit")

@@ -105,8 +105,9 @@ func TestMigrateFrom020(t *testing.T) {
 			require.NoError(t, err)
 			o := reconcile.Order{ID: "paid", Amount: upicollect.Money(200), Created: t0}
 			assert.Equal(t, reconcile.OrderState{Order: o, State: reconcile.Paid, Updated: t0.Add(3 * time.Minute),
-				Events: []reconcile.Event{reconcile.NewEvent(o, reconcile.Paid,
-					&upicollect.PaymentStatus{OrderID: "paid", TxnStatus: upicollect.TxnSuccess, Amount: 200, UTR: "UTR9"}, t0.Add(3*time.Minute), "")}}, *paid)
+				Events: []reconcile.Event{withDeliveredTo(reconcile.NewEvent(o, reconcile.Paid,
+					&upicollect.PaymentStatus{OrderID: "paid", TxnStatus: upicollect.TxnSuccess, Amount: 200, UTR: "UTR9"}, t0.Add(3*time.Minute), ""), reconcile.DefaultConsumer)}}, *paid)
+			assert.Equal(t, []string{reconcile.DefaultConsumer}, paid.Events[0].DeliveredTo, "delivered to the one consumer it had")
 			exp, err := st.Lookup(ctx, "expired")
 			require.NoError(t, err)
 			assert.Equal(t, reconcile.Expired, exp.State)
@@ -206,4 +207,10 @@ func TestNewerSchemaRefused(t *testing.T) {
 			require.ErrorContains(t, err, "unknown dialect")
 		})
 	}
+}
+
+// withDeliveredTo is e delivered to the consumers cs.
+func withDeliveredTo(e reconcile.Event, cs ...string) reconcile.Event {
+	e.DeliveredTo = cs
+	return e
 }

@@ -43,6 +43,9 @@ const (
 	envSecret  = "SQLSTORE_CHILD_SECRET_KEY"
 	envName    = "SQLSTORE_CHILD_NAME"
 	envStallAt = "SQLSTORE_CHILD_STALL_AT" // stall in the handler of this event (1-based)
+	// envConsumer is the child's consumer (reconcile.WithConsumer); its
+	// credits are then written as "<consumer>/<name>".
+	envConsumer = "SQLSTORE_CHILD_CONSUMER"
 )
 
 // leaseTTL is the sweeper processes' lease, in sandbox time: the orders
@@ -308,6 +311,11 @@ func TestSweeperProcess(t *testing.T) {
 	c, err := upicollect.NewClient(creds, upicollect.WithBaseURL(os.Getenv(envURL)))
 	require.NoError(t, err)
 	name := os.Getenv(envName)
+	var opts []reconcile.Option
+	if consumer := os.Getenv(envConsumer); consumer != "" {
+		name = consumer + "/" + name
+		opts = append(opts, reconcile.WithConsumer(consumer))
+	}
 	stallAt, _ := strconv.Atoi(os.Getenv(envStallAt))
 	handled := 0
 	sw, err := reconcile.New(c, st, func(ctx context.Context, e reconcile.Event) error {
@@ -321,7 +329,7 @@ func TestSweeperProcess(t *testing.T) {
 			select {} // until SIGKILL
 		}
 		return nil
-	}, reconcile.WithConcurrency(8), reconcile.WithBatchSize(64), reconcile.WithLeaseTTL(leaseTTL))
+	}, append(opts, reconcile.WithConcurrency(8), reconcile.WithBatchSize(64), reconcile.WithLeaseTTL(leaseTTL))...)
 	require.NoError(t, err)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {

@@ -317,8 +317,8 @@ func TestNewCmdReconcile(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "reconcile needs a command: run, track, show, list or serve (the sweeper is 'reconcile run --deliver …': it never consumes events without delivering them)"},
-		{[]string{"sweep"}, `unknown reconcile command "sweep": want run, track, show, list or serve`},
+		{nil, "reconcile needs a command: run, track, show, list, serve or consumers (the sweeper is 'reconcile run --deliver …': it never consumes events without delivering them)"},
+		{[]string{"sweep"}, `unknown reconcile command "sweep": want run, track, show, list, serve or consumers`},
 	}
 	for _, tt := range tests {
 		f, stdout, _ := testFactory(nil)
@@ -338,5 +338,5 @@ func TestNewCmdReconcile(t *testing.T) {
 	for _, c := range NewCmdReconcile(f).Commands() {
 		names = append(names, c.Name())
 	}
-	assert.Equal(t, []string{"list", "run", "serve", "show", "track"}, names)
+	assert.Equal(t, []string{"consumers", "list", "run", "serve", "show", "track"}, names)
 }

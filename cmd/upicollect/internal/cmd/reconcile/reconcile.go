@@ -121,6 +121,7 @@ application tracks its orders until each has its final state.
   show   one order: its state, checks and events
   list   the orders, newest first, by state
   serve  a read-only dashboard of the ledger in the browser
+  consumers  the delivery targets: pending, delivered, last seen; --remove
 
 Only run records events, and only with --deliver: an event it records is
 delivered, never just printed. show, list and serve only read.
@@ -138,7 +139,7 @@ never printed with its password.`
 func NewCmdReconcile(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reconcile",
-		Short: "Run, inspect and serve a reconcile ledger (run, track, show, list, serve)",
+		Short: "Run, inspect and serve a reconcile ledger (run, track, show, list, serve, consumers)",
 		Long:  reconcileLong,
 		Example: `  export ` + envDSN + `=sqlite:shop.db
   upicollect reconcile run --deliver 'exec:php credit.php' --once
@@ -146,16 +147,16 @@ func NewCmdReconcile(f *cmdutil.Factory) *cobra.Command {
   upicollect reconcile serve --addr 127.0.0.1:8790`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return cmdutil.UsageError(fmt.Errorf("unknown reconcile command %q: want run, track, show, list or serve", args[0]))
+				return cmdutil.UsageError(fmt.Errorf("unknown reconcile command %q: want run, track, show, list, serve or consumers", args[0]))
 			}
 			return nil
 		},
 		RunE: func(*cobra.Command, []string) error {
-			return cmdutil.UsageError(errors.New("reconcile needs a command: run, track, show, list or serve " +
+			return cmdutil.UsageError(errors.New("reconcile needs a command: run, track, show, list, serve or consumers " +
 				"(the sweeper is 'reconcile run --deliver …': it never consumes events without delivering them)"))
 		},
 	}
-	cmd.AddCommand(NewCmdRun(f, nil), NewCmdTrack(f, nil), NewCmdShow(f, nil), NewCmdList(f, nil), NewCmdServe(f, nil))
+	cmd.AddCommand(NewCmdRun(f, nil), NewCmdTrack(f, nil), NewCmdShow(f, nil), NewCmdList(f, nil), NewCmdServe(f, nil), NewCmdConsumers(f, nil))
 	return cmd
 }
 
@@ -172,12 +173,14 @@ type eventJSON struct {
 	UTR       string `json:"utr"`
 	Reason    string `json:"reason,omitempty"`
 	At        string `json:"at"`
+	// DeliveredTo names the consumers the event reached (show, list).
+	DeliveredTo []string `json:"delivered_to,omitempty"`
 }
 
 func newEventJSON(e reconcile.Event) eventJSON {
 	ev := eventJSON{
 		Event: string(e.Result), OrderID: e.Order.ID, Expected: e.Expected.String(), Paid: e.Paid.String(),
-		Reason: e.Reason, At: e.At.Format(time.RFC3339),
+		Reason: e.Reason, At: e.At.Format(time.RFC3339), DeliveredTo: e.DeliveredTo,
 	}
 	if e.Status != nil {
 		ev.TxnStatus, ev.UTR = string(e.Status.TxnStatus), e.Status.UTR

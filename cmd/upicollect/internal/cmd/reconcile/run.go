@@ -39,6 +39,8 @@ type RunOptions struct {
 	Interval          time.Duration
 	// Clock is --clock: auto, sandbox or local.
 	Clock string
+	// Consumer is --consumer: "" derives the name from Deliver.
+	Consumer string
 }
 
 const runLong = `Check the orders tracked in the ledger on their schedule until each has its
@@ -88,7 +90,21 @@ share one ledger. The service's credentials come as for every command
 machine's (a PostgreSQL ledger keeps its own); sandbox is the sandbox's at
 the base URL (GET /sandbox/clock), so that 'upicollect sandbox advance 3h'
 brings a late payment's check due; auto is the sandbox's when the base URL
-is a sandbox on this machine, else this machine's.`
+is a sandbox on this machine, else this machine's.
+
+Every delivery target gets every event once. A run delivers as a
+consumer: --consumer NAME, else a name derived from --deliver, so that two
+different targets never share deliveries: "exec:" and 12 hex digits of the
+command's SHA-256, or "webhook:" and the URL's host and path (12 hex
+digits of their SHA-256 when longer than 64 bytes; never the URL's user,
+password or query). Runs of one consumer share its deliveries (several
+processes of one target); runs of different consumers each deliver every
+event, which is checked once, by whichever run finds it first, and
+delivered to the others at their next step without another check. A
+consumer gets the events recorded from its first run on. Give --consumer
+to keep a name when the command or URL changes; a ledger from 0.3.0 has
+one consumer, "default": give --consumer default to carry on delivering
+as it. 'upicollect reconcile consumers' lists them and removes one.`
 
 // NewCmdRun is `upicollect reconcile run`; runF, when not nil, runs
 // instead of runRun (tests).
@@ -120,6 +136,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringVar(&rf.WebhookSecretFile, "webhook-secret-file", "", "read the webhook secret from `FILE` (default $"+envWebhookSecret+")")
 	fl.BoolVar(&rf.Once, "once", false, "run one step and exit")
 	fl.DurationVar(&rf.Interval, "interval", 30*time.Second, "the longest wait between two steps")
+	fl.StringVar(&rf.Consumer, "consumer", "", "the `NAME` this run delivers as (default: derived from --deliver; see above)")
 	fl.StringVar(&rf.Clock, "clock", clockLocal, "whose time the sweeper steps on: local, sandbox (the sandbox's at the base URL), or auto (the sandbox's when the base URL is a sandbox on this machine, else local)")
 	return cmd
 }
@@ -142,6 +159,12 @@ func runRun(rf *RunOptions) error {
 	deliver, err := rf.deliverer()
 	if err != nil {
 		return err
+	}
+	if rf.Consumer != "" {
+		if reconcile.ValidateConsumerName(rf.Consumer) != nil {
+			return cmdutil.UsageError(fmt.Errorf("--consumer: %q is not a consumer name: non-empty, at most %d bytes, no control character",
+				iostreams.TerminalSafe(rf.Consumer), reconcile.MaxConsumerNameLen))
+		}
 	}
 	switch rf.Clock {
 	case clockAuto, clockSandbox, clockLocal:
@@ -180,6 +203,7 @@ func runRun(rf *RunOptions) error {
 	handlerTimeout := rf.DeliverTimeout + 5*time.Second
 	leaseTTL := max(reconcile.DefaultLeaseTTL, 2*handlerTimeout)
 	sw, err := reconcile.New(c, st, handler, reconcile.WithClock(rf.IO.Now),
+		reconcile.WithConsumer(rf.consumerName()),
 		reconcile.WithHandlerTimeout(handlerTimeout),
 		reconcile.WithLeaseTTL(leaseTTL),
 		reconcile.WithStepInterval(rf.Interval),

@@ -1,0 +1,243 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/reconcile"
+)
+
+// nowExpr is the store's time in a statement from one argument (NULL on
+// PostgreSQL: the database's clock).
+func (s *store) nowExpr() string {
+	if s.d == Postgres {
+		return `COALESCE(CAST(? AS BIGINT), ` + pgNow + `)`
+	}
+	return `?`
+}
+
+func (s *store) RegisterConsumer(ctx context.Context, name string, _ time.Time) error {
+	now := s.nowExpr()
+	_, err := s.exec(ctx, s.db, s.ph(`INSERT INTO `+ConsumersTable+` (name, registered_ns, last_seen_ns) VALUES (?, `+now+`, `+now+`)
+		ON CONFLICT (name) DO UPDATE SET last_seen_ns = excluded.last_seen_ns`), name, s.clockArg(), s.clockArg())
+	if err != nil {
+		return fmt.Errorf("sqlstore: registering consumer %q: %w", name, err)
+	}
+	return nil
+}
+
+func (s *store) RemoveConsumer(ctx context.Context, name string) error {
+	tx, cancel, err := s.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlstore: removing consumer %q: %w", name, err)
+	}
+	defer cancel()
+	defer func() { _ = tx.Rollback() }()
+	res, err := s.exec(ctx, tx, s.ph(`DELETE FROM `+ConsumersTable+` WHERE name = ?`), name)
+	if err != nil {
+		return fmt.Errorf("sqlstore: removing consumer %q: %w", name, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = reconcile.ErrNoConsumer
+		}
+		return fmt.Errorf("sqlstore: removing consumer %q: %w", name, err)
+	}
+	// A delivery under way holds its row: the delete waits for it, and
+	// then leaves it if it was delivered.
+	if _, err := s.exec(ctx, tx, s.ph(`DELETE FROM `+DeliveriesTable+` WHERE consumer = ? AND delivered_ns IS NULL`), name); err != nil {
+		return fmt.Errorf("sqlstore: removing consumer %q's deliveries: %w", name, err)
+	}
+	if err := s.commit(tx, cancel); err != nil {
+		return fmt.Errorf("sqlstore: removing consumer %q: %w", name, err)
+	}
+	return nil
+}
+
+// leaseDeliveriesQuery leases up to limit pending deliveries of one
+// consumer. Arguments: now (store), consumer, due (sweeper's now), token,
+// ttl, and on PostgreSQL the consumer again.
+func (s *store) leaseDeliveriesQuery(limit int) string {
+	lim := strconv.Itoa(limit)
+	if s.d == Postgres {
+		return numbered(`WITH clock AS (SELECT COALESCE(?::BIGINT, ` + pgNow + `) AS ns),
+			picked AS (SELECT order_id, result FROM ` + DeliveriesTable + `
+				WHERE consumer = ? AND delivered_ns IS NULL AND due_ns <= ? AND (lease_until_ns IS NULL OR lease_until_ns <= (SELECT ns FROM clock))
+				ORDER BY due_ns LIMIT ` + lim + ` FOR UPDATE SKIP LOCKED)
+			UPDATE ` + DeliveriesTable + ` d SET lease_token = ?, lease_until_ns = (SELECT ns FROM clock) + ?
+			FROM picked WHERE d.consumer = ? AND d.order_id = picked.order_id AND d.result = picked.result
+			RETURNING d.order_id, d.result, d.failures`)
+	}
+	return `UPDATE ` + DeliveriesTable + ` SET lease_token = ?4, lease_until_ns = ?1 + ?5
+		WHERE rowid IN (SELECT rowid FROM ` + DeliveriesTable + `
+			WHERE consumer = ?2 AND delivered_ns IS NULL AND due_ns <= ?3 AND (lease_until_ns IS NULL OR lease_until_ns <= ?1)
+			ORDER BY due_ns LIMIT ` + lim + `)
+		RETURNING order_id, result, failures`
+}
+
+// eventKey names one event.
+type eventKey struct{ id, result string }
+
+func (s *store) LeaseDeliveries(ctx context.Context, consumer string, now time.Time, limit int, ttl time.Duration) ([]reconcile.DeliveryLease, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	tok, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	args := []any{s.clockArg(), consumer, now.UnixNano(), tok, ttl.Nanoseconds()}
+	if s.d == Postgres {
+		args = append(args, consumer)
+	}
+	bctx, cancel := s.bound(ctx)
+	defer cancel()
+	rows, err := s.db.QueryContext(bctx, s.leaseDeliveriesQuery(min(limit, maxBatch)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: leasing deliveries of %q: %w", consumer, err)
+	}
+	var (
+		keys     []eventKey
+		failures = map[eventKey]int{}
+	)
+	for rows.Next() {
+		var k eventKey
+		var f int64
+		if err := rows.Scan(&k.id, &k.result, &f); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("sqlstore: leasing deliveries of %q: %w", consumer, err)
+		}
+		keys, failures[k] = append(keys, k), int(f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: leasing deliveries of %q: %w", consumer, err)
+	}
+	evs, err := s.eventsOf(bctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: reading the events of %q's deliveries: %w", consumer, err)
+	}
+	out := make([]reconcile.DeliveryLease, 0, len(keys))
+	for _, k := range keys {
+		ev, ok := evs[k]
+		if !ok {
+			continue // not kept (it cannot be: Prune keeps what is pending)
+		}
+		out = append(out, reconcile.DeliveryLease{Event: ev, Consumer: consumer, Failures: failures[k], Token: formatToken(tok)})
+	}
+	return out, nil
+}
+
+// eventsOf reads the events keys name, with their orders.
+func (s *store) eventsOf(ctx context.Context, keys []eventKey) (map[eventKey]reconcile.Event, error) {
+	out := make(map[eventKey]reconcile.Event, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	ids := make([]any, 0, len(keys))
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if !seen[k.id] {
+			seen[k.id] = true
+			ids = append(ids, k.id)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, s.ph(`SELECT e.order_id, e.result, e.at_ns, e.txn_status, e.paid_paise, e.utr, e.reason, o.amount_paise, o.created_ns
+		FROM `+EventsTable+` e JOIN `+OrdersTable+` o ON o.order_id = e.order_id WHERE e.order_id IN `+inList(len(ids))), ids...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			k                        eventKey
+			txn, utr, reason         string
+			atNS, paid, amt, created int64
+		)
+		if err := rows.Scan(&k.id, &k.result, &atNS, &txn, &paid, &utr, &reason, &amt, &created); err != nil {
+			return nil, err
+		}
+		o := reconcile.Order{ID: k.id, Amount: upicollect.Money(amt), Created: time.Unix(0, created).UTC()}
+		var status *upicollect.PaymentStatus
+		if txn != "" {
+			status = &upicollect.PaymentStatus{OrderID: k.id, TxnStatus: upicollect.TxnStatus(txn), Amount: upicollect.Money(paid), UTR: utr}
+		}
+		out[k] = reconcile.NewEvent(o, reconcile.Result(k.result), status, time.Unix(0, atNS).UTC(), reason)
+	}
+	return out, rows.Err()
+}
+
+func (s *store) CommitDelivery(ctx context.Context, d reconcile.DeliveryLease, retry reconcile.Retry, deliver func(context.Context) error) error {
+	id, result := d.Event.Order.ID, string(d.Event.Result)
+	tx, cancel, err := s.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlstore: order %q: delivering to %q: %w", id, d.Consumer, err)
+	}
+	defer cancel()
+	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
+	// The lease is checked and the row locked first: from here until the
+	// commit no other sweeper can lease the delivery.
+	err = s.leased(ctx, tx, s.ph(`UPDATE `+DeliveriesTable+` SET delivered_ns = `+s.nowExpr()+`, lease_token = NULL, lease_until_ns = NULL
+		WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ? AND delivered_ns IS NULL`),
+		s.clockArg(), id, result, d.Consumer, deliveryToken(d))
+	if err != nil {
+		return fmt.Errorf("sqlstore: order %q: delivering to %q: %w", id, d.Consumer, err)
+	}
+	if deliver != nil {
+		if err := deliver(context.WithValue(ctx, txKey{}, tx)); err != nil {
+			_ = tx.Rollback()
+			rerr := s.leased(context.WithoutCancel(ctx), s.db, s.ph(`UPDATE `+DeliveriesTable+` SET due_ns = ?, failures = ?, lease_token = NULL, lease_until_ns = NULL
+				WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ?`),
+				retry.Next.UnixNano(), int64(retry.Failures), id, result, d.Consumer, deliveryToken(d))
+			if rerr != nil && !errors.Is(rerr, reconcile.ErrLeaseLost) {
+				return errors.Join(err, fmt.Errorf("sqlstore: order %q: recording the delivery's retry: %w", id, rerr))
+			}
+			return err
+		}
+	}
+	if err := s.commit(tx, cancel); err != nil {
+		return fmt.Errorf("sqlstore: order %q: committing the delivery to %q: %w", id, d.Consumer, err)
+	}
+	return nil
+}
+
+// deliveryToken reads a delivery lease's token back (0, matching no row,
+// for one this store did not grant).
+func deliveryToken(d reconcile.DeliveryLease) int64 {
+	return token(reconcile.Lease{Token: d.Token})
+}
+
+func (s *store) Consumers(ctx context.Context) ([]reconcile.Consumer, error) {
+	bctx, cancel := s.bound(ctx)
+	defer cancel()
+	rows, err := s.db.QueryContext(bctx, `SELECT c.name, c.last_seen_ns,
+		(SELECT COUNT(*) FROM `+DeliveriesTable+` d WHERE d.consumer = c.name AND d.delivered_ns IS NULL),
+		(SELECT COUNT(*) FROM `+DeliveriesTable+` d WHERE d.consumer = c.name AND d.delivered_ns IS NOT NULL)
+		FROM `+ConsumersTable+` c ORDER BY c.name`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: listing consumers: %w", err)
+	}
+	defer rows.Close()
+	var out []reconcile.Consumer
+	for rows.Next() {
+		var (
+			c                  reconcile.Consumer
+			seen               sql.NullInt64
+			pending, delivered int64
+		)
+		if err := rows.Scan(&c.Name, &seen, &pending, &delivered); err != nil {
+			return nil, fmt.Errorf("sqlstore: listing consumers: %w", err)
+		}
+		c.LastSeen, c.Pending, c.Delivered = fromNS(seen), int(pending), int(delivered)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: listing consumers: %w", err)
+	}
+	return out, nil
+}
