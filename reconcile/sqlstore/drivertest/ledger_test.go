@@ -540,3 +540,22 @@ func TestPostgresNowIsTheDatabaseClock(t *testing.T) {
 	require.True(t, ok)
 	assert.False(t, snow.Before(before.Truncate(0)))
 }
+
+// TestLeaseOrderOfALockedRowIsHeld: on PostgreSQL, LeaseOrder of an order
+// whose row another transaction holds (FOR UPDATE NOWAIT answers
+// lock_not_available, 55P03) is ErrLeaseHeld, not a database error: Confirm
+// waits for the other sweeper instead of failing.
+func TestLeaseOrderOfALockedRowIsHeld(t *testing.T) {
+	c := newClocked(t, sqlstore.Postgres, newPostgresDB)
+	ctx := testCtx(t)
+	require.NoError(t, c.st.Track(ctx, ord(1), t0))
+	tx, err := c.db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	var id string
+	require.NoError(t, tx.QueryRowContext(ctx, `SELECT order_id FROM `+sqlstore.OrdersTable+` WHERE order_id = $1 FOR UPDATE`, ord(1).ID).Scan(&id))
+	_, err = c.st.LeaseOrder(ctx, ord(1).ID, t0, time.Minute)
+	require.ErrorIs(t, err, reconcile.ErrLeaseHeld, "the row is locked by another transaction")
+	require.NoError(t, tx.Rollback())
+	_, err = c.st.LeaseOrder(ctx, ord(1).ID, t0, time.Minute)
+	require.NoError(t, err, "the lock is gone")
+}
