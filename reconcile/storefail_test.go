@@ -215,9 +215,21 @@ func TestConfirmStoreFailures(t *testing.T) {
 	assert.Empty(t, rec.results(o.ID), "nothing delivered under a lost lease")
 }
 
+// ctxStore is a memory store whose Release fails once its context has
+// ended, as a database's does.
+type ctxStore struct{ reconcile.Store }
+
+func (s ctxStore) Release(ctx context.Context, ls ...reconcile.Lease) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.Store.Release(ctx, ls...)
+}
+
 // TestConfirmCancelledDuringTheCheck cancels Confirm while the service
 // holds its check: Confirm returns the context's error, records nothing and
-// gives the order back at once.
+// gives the order back on a context of its own (a store refuses the
+// ended one), which the sweeper's next call waits for.
 func TestConfirmCancelledDuringTheCheck(t *testing.T) {
 	e := newEnv(t)
 	ctx := boundedCtx(t)
@@ -225,7 +237,7 @@ func TestConfirmCancelledDuringTheCheck(t *testing.T) {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(transport.CloseIdleConnections)
 	client := e.sb.Client(upicollect.WithHTTPClient(&http.Client{Transport: signalling{transport, sent}}))
-	st := reconcile.NewMemoryStore()
+	st := ctxStore{reconcile.NewMemoryStore()}
 	sw, err := reconcile.New(client, st, (&events{}).handle, reconcile.WithClock(e.clk.Now))
 	require.NoError(t, err)
 	o := e.intent(t, "cc-1", upicollect.Rupees(10))
@@ -255,6 +267,9 @@ func TestConfirmCancelledDuringTheCheck(t *testing.T) {
 	assert.Zero(t, s.Checks)
 	assert.Zero(t, s.Failures, "a cancelled check is not a failure")
 	assert.Equal(t, t0.Add(10*time.Second), s.Next, "due as it was")
+	stats, err := sw.Step(ctx, e.clk.Now()) // waits for the give-back; nothing is due yet
+	require.NoError(t, err)
+	assert.Zero(t, stats.Checked)
 	_, err = st.LeaseOrder(ctx, o.ID, e.clk.Now(), time.Minute)
-	require.NoError(t, err, "given back at once")
+	require.NoError(t, err, "given back")
 }
