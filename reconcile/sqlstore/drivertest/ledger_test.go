@@ -559,3 +559,24 @@ func TestLeaseOrderOfALockedRowIsHeld(t *testing.T) {
 	_, err = c.st.LeaseOrder(ctx, ord(1).ID, t0, time.Minute)
 	require.NoError(t, err, "the lock is gone")
 }
+
+// TestNextDueOfALeaseEndingNow: a lease whose end is the store's clock
+// exactly has expired (Lease takes the order again then), so NextDue
+// answers the order's due time, not the lease's end in the sweeper's time.
+func TestNextDueOfALeaseEndingNow(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx := testCtx(t)
+		require.NoError(t, c.st.Track(ctx, ord(1), t0))
+		ls, err := c.st.Lease(ctx, t0, 5, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, ls, 1)
+		c.clk.Advance(time.Minute) // the lease ends now on the store's clock
+		next, ok, err := c.st.NextDue(ctx, t0.Add(time.Hour))
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Equal(t, t0, next, "free: due since t0")
+		again, err := c.st.Lease(ctx, t0, 5, time.Minute)
+		require.NoError(t, err)
+		assert.Equal(t, []string{ord(1).ID}, leaseIDs(again), "taken again at its end")
+	})
+}
