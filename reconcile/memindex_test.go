@@ -116,3 +116,19 @@ func TestMemIndexJoinsThinBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestMemIndexFillsABlockBeforeSplitting: a block holds indexBlock entries
+// whole; the next one splits it in two halves.
+func TestMemIndexFillsABlockBeforeSplitting(t *testing.T) {
+	es := indexEntries(indexBlock+1, rand.New(rand.NewPCG(7, 7)))
+	var ix memIndex
+	for _, e := range es[:indexBlock] {
+		ix.insert(e)
+	}
+	require.Len(t, ix.blocks, 1, "a full block is not split")
+	assert.Len(t, ix.blocks[0], indexBlock)
+	ix.insert(es[indexBlock])
+	require.Len(t, ix.blocks, 2, "one more splits it")
+	assert.Len(t, ix.blocks[0], (indexBlock+1)/2)
+	checkIndex(t, &ix, es)
+}
