@@ -116,3 +116,43 @@ func TestMemIndexJoinsThinBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestMemIndexFillsABlockBeforeSplitting: a block holds indexBlock entries
+// whole; the next one splits it in two halves.
+func TestMemIndexFillsABlockBeforeSplitting(t *testing.T) {
+	es := indexEntries(indexBlock+1, rand.New(rand.NewPCG(7, 7)))
+	var ix memIndex
+	for _, e := range es[:indexBlock] {
+		ix.insert(e)
+	}
+	require.Len(t, ix.blocks, 1, "a full block is not split")
+	assert.Len(t, ix.blocks[0], indexBlock)
+	ix.insert(es[indexBlock])
+	require.Len(t, ix.blocks, 2, "one more splits it")
+	assert.Len(t, ix.blocks[0], (indexBlock+1)/2)
+	checkIndex(t, &ix, es)
+}
+
+// TestMemIndexJoinsAtHalfABlock: two neighbours that hold half a block
+// between them join; one entry more and they stay apart. The last entry's
+// delete leaves no block.
+func TestMemIndexJoinsAtHalfABlock(t *testing.T) {
+	es := indexEntries(indexBlock/2+2, rand.New(rand.NewPCG(3, 3)))
+	slices.SortFunc(es, newestFirst)
+	half := len(es) / 2
+	ix := memIndex{blocks: [][]*memEntry{slices.Clone(es[:half]), slices.Clone(es[half:])}}
+	ix.delete(es[0])
+	require.Len(t, ix.blocks, 2, "%d entries: more than half a block", len(es)-1)
+	ix.delete(es[1])
+	require.Len(t, ix.blocks, 1, "%d entries: half a block, joined", len(es)-2)
+	checkIndex(t, &ix, es[2:])
+
+	var one memIndex
+	one.insert(es[0])
+	one.insert(es[1])
+	one.delete(es[0])
+	one.delete(es[1])
+	assert.Empty(t, one.blocks, "the empty block goes")
+	one.insert(es[2])
+	checkIndex(t, &one, es[2:3])
+}

@@ -128,3 +128,17 @@ func TestHealth(t *testing.T) {
 	until, _, _ = h.held(at.Add(time.Second))
 	assert.Equal(t, at.Add(31*time.Second), until)
 }
+
+// TestHealthFailureWithoutRetryAfterPausesNothing: a failure that asked for
+// no pause sets none, not even one ending at its own time: a step at an
+// earlier time (a sweeper whose clock is behind) is not held.
+func TestHealthFailureWithoutRetryAfterPausesNothing(t *testing.T) {
+	down := checkErr(t, &sandbox.Fault{Op: "checkPaymentStatus", Status: 500, Body: []byte(`{"status":false,"statusCode":500,"msg":"down"}`)}, "o-1")
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	var h health
+	assert.False(t, h.failedAt("o-1", down, now))
+	until, probe, held := h.held(now.Add(-time.Second))
+	assert.False(t, held, "held until %v", until)
+	assert.False(t, probe)
+	assert.True(t, h.pauseEnd.IsZero())
+}

@@ -273,6 +273,8 @@ func TestRetryAfterSlowsTheWholeSweeper(t *testing.T) {
 	sent := cnt.checks.Load()
 	assert.LessOrEqual(t, sent, int64(2), "the 429 (and the one check in flight beside it), then nothing more in this step")
 	assert.Equal(t, now.Add(90*time.Second), stats.NextDue, "the whole sweeper waits for the Retry-After")
+	assert.Equal(t, 1, stats.Errors, "the 429 that held the checks is counted")
+	assert.Zero(t, stats.Checked)
 	stats, err = sw.Step(ctx, now.Add(89*time.Second))
 	require.NoError(t, err)
 	assert.Equal(t, sent, cnt.checks.Load(), "held until then")

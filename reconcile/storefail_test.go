@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -81,6 +82,13 @@ func (f *flaky) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate) ([]
 		return errs, nil
 	}
 	return f.Store.CommitMany(ctx, cs)
+}
+
+func (f *flaky) Release(ctx context.Context, ls ...reconcile.Lease) error {
+	if err := f.err("Release"); err != nil {
+		return err
+	}
+	return f.Store.Release(ctx, ls...)
 }
 
 func (f *flaky) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
@@ -215,9 +223,21 @@ func TestConfirmStoreFailures(t *testing.T) {
 	assert.Empty(t, rec.results(o.ID), "nothing delivered under a lost lease")
 }
 
+// ctxStore is a memory store whose Release fails once its context has
+// ended, as a database's does.
+type ctxStore struct{ reconcile.Store }
+
+func (s ctxStore) Release(ctx context.Context, ls ...reconcile.Lease) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.Store.Release(ctx, ls...)
+}
+
 // TestConfirmCancelledDuringTheCheck cancels Confirm while the service
 // holds its check: Confirm returns the context's error, records nothing and
-// gives the order back at once.
+// gives the order back on a context of its own (a store refuses the
+// ended one), which the sweeper's next call waits for.
 func TestConfirmCancelledDuringTheCheck(t *testing.T) {
 	e := newEnv(t)
 	ctx := boundedCtx(t)
@@ -225,7 +245,7 @@ func TestConfirmCancelledDuringTheCheck(t *testing.T) {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(transport.CloseIdleConnections)
 	client := e.sb.Client(upicollect.WithHTTPClient(&http.Client{Transport: signalling{transport, sent}}))
-	st := reconcile.NewMemoryStore()
+	st := ctxStore{reconcile.NewMemoryStore()}
 	sw, err := reconcile.New(client, st, (&events{}).handle, reconcile.WithClock(e.clk.Now))
 	require.NoError(t, err)
 	o := e.intent(t, "cc-1", upicollect.Rupees(10))
@@ -255,6 +275,30 @@ func TestConfirmCancelledDuringTheCheck(t *testing.T) {
 	assert.Zero(t, s.Checks)
 	assert.Zero(t, s.Failures, "a cancelled check is not a failure")
 	assert.Equal(t, t0.Add(10*time.Second), s.Next, "due as it was")
+	stats, err := sw.Step(ctx, e.clk.Now()) // waits for the give-back; nothing is due yet
+	require.NoError(t, err)
+	assert.Zero(t, stats.Checked)
 	_, err = st.LeaseOrder(ctx, o.ID, e.clk.Now(), time.Minute)
-	require.NoError(t, err, "given back at once")
+	require.NoError(t, err, "given back")
+}
+
+// TestGivingBackFails: when a Retry-After holds the checks, the orders not
+// checked are given back; a store that fails to take them back is the
+// step's error.
+func TestGivingBackFails(t *testing.T) {
+	e := newEnv(t)
+	ctx := boundedCtx(t)
+	client := e.sb.Client(upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 1}))
+	t.Cleanup(client.CloseIdleConnections)
+	st := newFlaky()
+	sw, err := reconcile.New(client, st, (&events{}).handle, reconcile.WithConcurrency(1))
+	require.NoError(t, err)
+	for i := range 2 {
+		require.NoError(t, sw.Track(ctx, e.intent(t, fmt.Sprint("gb-", i), upicollect.Rupees(10))))
+	}
+	e.sb.InjectFault(sandbox.Fault{Op: "checkPaymentStatus", Status: http.StatusTooManyRequests,
+		Header: http.Header{"Retry-After": {"90"}}, Body: []byte(`{"status":false,"statusCode":429,"msg":"slow down"}`)})
+	st.fail("Release", errors.New("database gone"))
+	_, err = sw.Step(ctx, t0.Add(10*time.Second))
+	require.ErrorContains(t, err, "orders not checked: database gone")
 }

@@ -540,3 +540,43 @@ func TestPostgresNowIsTheDatabaseClock(t *testing.T) {
 	require.True(t, ok)
 	assert.False(t, snow.Before(before.Truncate(0)))
 }
+
+// TestLeaseOrderOfALockedRowIsHeld: on PostgreSQL, LeaseOrder of an order
+// whose row another transaction holds (FOR UPDATE NOWAIT answers
+// lock_not_available, 55P03) is ErrLeaseHeld, not a database error: Confirm
+// waits for the other sweeper instead of failing.
+func TestLeaseOrderOfALockedRowIsHeld(t *testing.T) {
+	c := newClocked(t, sqlstore.Postgres, newPostgresDB)
+	ctx := testCtx(t)
+	require.NoError(t, c.st.Track(ctx, ord(1), t0))
+	tx, err := c.db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	var id string
+	require.NoError(t, tx.QueryRowContext(ctx, `SELECT order_id FROM `+sqlstore.OrdersTable+` WHERE order_id = $1 FOR UPDATE`, ord(1).ID).Scan(&id))
+	_, err = c.st.LeaseOrder(ctx, ord(1).ID, t0, time.Minute)
+	require.ErrorIs(t, err, reconcile.ErrLeaseHeld, "the row is locked by another transaction")
+	require.NoError(t, tx.Rollback())
+	_, err = c.st.LeaseOrder(ctx, ord(1).ID, t0, time.Minute)
+	require.NoError(t, err, "the lock is gone")
+}
+
+// TestNextDueOfALeaseEndingNow: a lease whose end is the store's clock
+// exactly has expired (Lease takes the order again then), so NextDue
+// answers the order's due time, not the lease's end in the sweeper's time.
+func TestNextDueOfALeaseEndingNow(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx := testCtx(t)
+		require.NoError(t, c.st.Track(ctx, ord(1), t0))
+		ls, err := c.st.Lease(ctx, t0, 5, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, ls, 1)
+		c.clk.Advance(time.Minute) // the lease ends now on the store's clock
+		next, ok, err := c.st.NextDue(ctx, t0.Add(time.Hour))
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Equal(t, t0, next, "free: due since t0")
+		again, err := c.st.Lease(ctx, t0, 5, time.Minute)
+		require.NoError(t, err)
+		assert.Equal(t, []string{ord(1).ID}, leaseIDs(again), "taken again at its end")
+	})
+}
