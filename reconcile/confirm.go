@@ -107,7 +107,7 @@ func (s *Sweeper) confirm(ctx context.Context, now time.Time, l Lease) (recorded
 		s.giveBack(ctx, l)
 		return false, ctx.Err()
 	}
-	if err == nil {
+	if answeredBy(err) {
 		s.health.answered()
 	} else if s.health.failedAt(l.Order.ID, err, now) {
 		err = fmt.Errorf("%w: %w", ErrServiceFailing, err)

@@ -86,9 +86,18 @@ func (m *memStore) LeaseDeliveries(ctx context.Context, consumer string, now tim
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// An order's events reach a consumer in the order they were recorded:
+	// a delivery waits while an earlier event of its order is pending for
+	// the same consumer (leased or backing off).
+	first := map[*memEntry]int{}
+	for _, d := range m.pending[consumer] {
+		if i, ok := first[d.entry]; !ok || d.ev < i {
+			first[d.entry] = d.ev
+		}
+	}
 	var due []*memDelivery
 	for _, d := range m.pending[consumer] {
-		if d.due <= now.UnixNano() && !d.delivering && (d.lease == 0 || d.leaseUntil <= now.UnixNano()) {
+		if d.ev == first[d.entry] && d.due <= now.UnixNano() && !d.delivering && (d.lease == 0 || d.leaseUntil <= now.UnixNano()) {
 			due = append(due, d)
 		}
 	}

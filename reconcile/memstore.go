@@ -445,6 +445,20 @@ func (m *memStore) Untrack(ctx context.Context, orderID string) error {
 		}
 		m.setState(e, Untracked)
 		e.lease, e.due, e.updated = 0, 0, time.Now()
+		// Nothing more is delivered for it: its pending deliveries are
+		// dropped (one under way finishes, as RemoveConsumer's do).
+		for name, ds := range m.pending {
+			m.pending[name] = slices.DeleteFunc(ds, func(d *memDelivery) bool {
+				if d.entry != e {
+					return false
+				}
+				d.dropped = true
+				if !d.delivering {
+					e.pending--
+				}
+				return true
+			})
+		}
 		return nil
 	}
 }

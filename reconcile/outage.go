@@ -90,7 +90,21 @@ func (h *health) held(now time.Time) (until time.Time, probe, held bool) {
 	if now.Before(h.probeAt) {
 		return h.probeAt, false, true
 	}
+	// The probe is this caller's: until its answer, the others are held
+	// as if it had failed, so that one check at a time goes out.
+	h.probeAt = now.Add(h.gap)
 	return time.Time{}, true, false
+}
+
+// answeredBy reports whether a check's result (err nil, or the error of an
+// answer that is no service failure: a refusal of this order's request)
+// shows the service answering.
+func answeredBy(err error) bool {
+	if err == nil {
+		return true
+	}
+	var ae *upicollect.APIError
+	return errors.As(err, &ae) && ae.HTTPStatus != 0 && !serviceFailure(err)
 }
 
 // answered records a check the service answered (whatever it said about

@@ -102,6 +102,10 @@ func TestHealth(t *testing.T) {
 	_, probe, held = h.held(now.Add(probeFirst))
 	assert.False(t, held)
 	assert.True(t, probe, "the probe is due")
+	until, probe, held = h.held(now.Add(probeFirst))
+	assert.True(t, held, "one probe at a time: the next caller is held while it is out")
+	assert.False(t, probe)
+	assert.Equal(t, now.Add(2*probeFirst), until)
 
 	at := now.Add(probeFirst)
 	for _, gap := range []time.Duration{2 * probeFirst, probeMax, probeMax} {
@@ -141,4 +145,19 @@ func TestHealthFailureWithoutRetryAfterPausesNothing(t *testing.T) {
 	assert.False(t, held, "held until %v", until)
 	assert.False(t, probe)
 	assert.True(t, h.pauseEnd.IsZero())
+}
+
+// TestAnsweredBy: a check the service answered, even with a refusal of
+// the order's own request, shows it answering; no answer, a 5xx, garbage,
+// a 429 and an order id refused before sending do not.
+func TestAnsweredBy(t *testing.T) {
+	op := "checkPaymentStatus"
+	assert.True(t, answeredBy(nil))
+	assert.True(t, answeredBy(checkErr(t, &sandbox.Fault{Op: op, Status: 400, Body: []byte(`{"status":false,"statusCode":400,"msg":"bad order"}`)}, "o-1")))
+	assert.False(t, answeredBy(checkErr(t, &sandbox.Fault{Op: op, Status: 500, Body: []byte(`{"status":false,"statusCode":500,"msg":"down"}`)}, "o-1")))
+	assert.False(t, answeredBy(checkErr(t, &sandbox.Fault{Op: op, Status: 200, Body: []byte(`<html>maintenance</html>`)}, "o-1")))
+	assert.False(t, answeredBy(checkErr(t, &sandbox.Fault{Op: op, Status: 429, Body: []byte(`{"status":false,"statusCode":429,"msg":"slow"}`)}, "o-1")))
+	assert.False(t, answeredBy(checkErr(t, &sandbox.Fault{Op: op, ResetBeforeProcessing: true}, "o-1")))
+	assert.False(t, answeredBy(checkErr(t, nil, "bad id with spaces")))
+	assert.False(t, answeredBy(errors.New("not the client's")))
 }

@@ -199,7 +199,9 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 			stepErr = ctx.Err() // l is given back below with the others
 			break
 		}
-		if err != nil && s.health.failedAt(id, err, now) {
+		if answeredBy(err) {
+			s.health.answered()
+		} else if s.health.failedAt(id, err, now) {
 			// The service is failing for every order, or asked to be
 			// left alone: hold the checks. This order and those not
 			// checked yet are given back as they were.
@@ -207,9 +209,6 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 			s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: the service is failing for every order, or asked for a pause; checks are held",
 				slog.String("order_id", id), slog.String("error", err.Error()))
 			break
-		}
-		if err == nil {
-			s.health.answered()
 		}
 		delete(open, id)
 		u := s.outcome(ctx, judge, l, st, err, stats)

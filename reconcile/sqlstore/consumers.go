@@ -59,6 +59,14 @@ func (s *store) RemoveConsumer(ctx context.Context, name string) error {
 	return nil
 }
 
+// earlierPending holds back a pending delivery (d0) while an earlier event
+// of its order is pending for the same consumer, leased or backing off: an
+// order's events reach a consumer in the order they were recorded.
+const earlierPending = `NOT EXISTS (SELECT 1 FROM ` + DeliveriesTable + ` p
+	JOIN ` + EventsTable + ` pe ON pe.order_id = p.order_id AND pe.result = p.result
+	JOIN ` + EventsTable + ` me ON me.order_id = d0.order_id AND me.result = d0.result
+	WHERE p.consumer = d0.consumer AND p.order_id = d0.order_id AND p.delivered_ns IS NULL AND pe.at_ns < me.at_ns)`
+
 // leaseDeliveriesQuery leases up to limit pending deliveries of one
 // consumer. Arguments: now (store), consumer, due (sweeper's now), token,
 // ttl, and on PostgreSQL the consumer again.
@@ -66,16 +74,18 @@ func (s *store) leaseDeliveriesQuery(limit int) string {
 	lim := strconv.Itoa(limit)
 	if s.d == Postgres {
 		return numbered(`WITH clock AS (SELECT COALESCE(?::BIGINT, ` + pgNow + `) AS ns),
-			picked AS (SELECT order_id, result FROM ` + DeliveriesTable + `
+			picked AS (SELECT order_id, result FROM ` + DeliveriesTable + ` d0
 				WHERE consumer = ? AND delivered_ns IS NULL AND due_ns <= ? AND (lease_until_ns IS NULL OR lease_until_ns <= (SELECT ns FROM clock))
+				AND ` + earlierPending + `
 				ORDER BY due_ns LIMIT ` + lim + ` FOR UPDATE SKIP LOCKED)
 			UPDATE ` + DeliveriesTable + ` d SET lease_token = ?, lease_until_ns = (SELECT ns FROM clock) + ?
 			FROM picked WHERE d.consumer = ? AND d.order_id = picked.order_id AND d.result = picked.result
 			RETURNING d.order_id, d.result, d.failures`)
 	}
 	return `UPDATE ` + DeliveriesTable + ` SET lease_token = ?4, lease_until_ns = ?1 + ?5
-		WHERE rowid IN (SELECT rowid FROM ` + DeliveriesTable + `
+		WHERE rowid IN (SELECT rowid FROM ` + DeliveriesTable + ` d0
 			WHERE consumer = ?2 AND delivered_ns IS NULL AND due_ns <= ?3 AND (lease_until_ns IS NULL OR lease_until_ns <= ?1)
+			AND ` + earlierPending + `
 			ORDER BY due_ns LIMIT ` + lim + `)
 		RETURNING order_id, result, failures`
 }

@@ -27,6 +27,7 @@ type queries struct {
 	commitMany             string // PostgreSQL: now, ids, tokens, states, dues, checked, failures, reasons; SQLite: now, JSON
 	nextDue                string
 	untrack                string // now, id
+	dropPending            string // id: an untracked order's undelivered deliveries
 	// fanOut records an event's deliveries: delivered to the committing
 	// consumer, pending for every other registered one. id, result,
 	// due, consumer, now, consumer.
@@ -58,6 +59,7 @@ func newQueries(d Dialect) queries {
 		WHERE order_id = ? AND state NOT IN ('paid', 'late_paid', 'mismatch')`
 	// The orders in due order (nextDueRows of them at most), with the
 	// store's clock: NextDue reads them up to the first one not leased.
+	q.dropPending = `DELETE FROM ` + DeliveriesTable + ` WHERE order_id = ? AND delivered_ns IS NULL`
 	q.nextDue = `SELECT due_ns, lease_until_ns, ` + now + ` FROM ` + OrdersTable + ` WHERE due_ns IS NOT NULL ORDER BY due_ns LIMIT ` + strconv.Itoa(nextDueRows)
 	if d == Postgres {
 		q.leaseOrder = `WITH clock AS (SELECT ` + now + ` AS ns),
@@ -95,7 +97,7 @@ func newQueries(d Dialect) queries {
 	}
 	q.orderLease = `SELECT due_ns, lease_until_ns FROM ` + OrdersTable + ` WHERE order_id = ?`
 	if d == Postgres {
-		for _, p := range []*string{&q.track, &q.amount, &q.extend, &q.commit, &q.retry, &q.event, &q.untrack, &q.nextDue,
+		for _, p := range []*string{&q.track, &q.amount, &q.extend, &q.commit, &q.retry, &q.event, &q.untrack, &q.dropPending, &q.nextDue,
 			&q.leaseOrder, &q.release, &q.commitMany, &q.orderLease, &q.fanOut} {
 			*p = numbered(*p)
 		}

@@ -216,6 +216,11 @@ func (s *store) Untrack(ctx context.Context, orderID string) error {
 		return fmt.Errorf("sqlstore: untracking %q: %w", orderID, err)
 	}
 	if n == 1 {
+		// Nothing more is delivered for it: its pending deliveries go (one
+		// under way holds its row until it commits, then stays delivered).
+		if _, err := s.exec(ctx, s.db, s.q.dropPending, orderID); err != nil {
+			return fmt.Errorf("sqlstore: untracking %q: dropping its pending deliveries: %w", orderID, err)
+		}
 		return nil
 	}
 	bctx, cancel := s.bound(ctx)

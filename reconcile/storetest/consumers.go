@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/upicollect/upicollect-go"
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
@@ -24,6 +25,86 @@ var consumerCases = []struct {
 	{"ConsumersDeliveryRetry", testConsumersRetry},
 	{"ConsumersRemove", testConsumersRemove},
 	{"ConsumersPruneKeepsPending", testConsumersPrune},
+	{"ConsumersGetAnOrdersEventsInOrder", testConsumersInOrder},
+	{"ConsumersUntrackDropsPending", testConsumersUntrack},
+}
+
+// recordFailedThenLatePaid records o's Failed at T0 and LatePaid at T0+1h,
+// each delivered by consumer "app": pending for every other consumer.
+func recordFailedThenLatePaid(t *testing.T, st reconcile.Store, o reconcile.Order) {
+	t.Helper()
+	ctx := ctxFor(t)
+	l := leaseOne(t, st, o, T0, T0)
+	failed := &reconcile.Event{Order: o, Result: reconcile.Failed, At: T0,
+		Status: &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnFail}}
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Failed, Next: T0.Add(time.Hour), Event: failed, Consumer: "app"},
+		func(context.Context) error { return nil }))
+	ls, err := st.Lease(ctx, T0.Add(time.Hour), 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 1)
+	late := &reconcile.Event{Order: o, Result: reconcile.LatePaid, At: T0.Add(time.Hour),
+		Status: &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnSuccess, Amount: o.Amount, UTR: "412345678901"}}
+	require.NoError(t, st.Commit(ctx, ls[0], reconcile.Update{State: reconcile.LatePaid, Event: late, Consumer: "app"},
+		func(context.Context) error { return nil }))
+}
+
+// testConsumersInOrder: an order's events reach a consumer in the order
+// they were recorded: its LatePaid waits while its Failed is pending for
+// the consumer, leased or backing off after a failed delivery.
+func testConsumersInOrder(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	require.NoError(t, st.RegisterConsumer(ctx, "app", T0))
+	require.NoError(t, st.RegisterConsumer(ctx, "php", T0))
+	o := order(1)
+	recordFailedThenLatePaid(t, st, o)
+	at := T0.Add(2 * time.Hour)
+	ds, err := st.LeaseDeliveries(ctx, "php", at, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ds, 1, "the Failed first, alone")
+	assert.Equal(t, reconcile.Failed, ds[0].Event.Result)
+	again, err := st.LeaseDeliveries(ctx, "php", at, 10, time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, again, "the LatePaid waits while the Failed is leased")
+	boom := errors.New("php down")
+	require.ErrorIs(t, st.CommitDelivery(ctx, ds[0], reconcile.Retry{Next: at.Add(time.Hour), Failures: 1},
+		func(context.Context) error { return boom }), boom)
+	again, err = st.LeaseDeliveries(ctx, "php", at.Add(time.Minute), 10, time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, again, "the LatePaid waits while the Failed backs off")
+	ds, err = st.LeaseDeliveries(ctx, "php", at.Add(time.Hour), 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ds, 1)
+	assert.Equal(t, reconcile.Failed, ds[0].Event.Result)
+	require.NoError(t, st.CommitDelivery(ctx, ds[0], reconcile.Retry{}, func(context.Context) error { return nil }))
+	ds, err = st.LeaseDeliveries(ctx, "php", at.Add(time.Hour), 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ds, 1, "then the LatePaid")
+	assert.Equal(t, reconcile.LatePaid, ds[0].Event.Result)
+}
+
+// testConsumersUntrack: once Untrack returns, nothing more is delivered for
+// the order: its pending deliveries are dropped, for every consumer.
+func testConsumersUntrack(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	require.NoError(t, st.RegisterConsumer(ctx, "app", T0))
+	require.NoError(t, st.RegisterConsumer(ctx, "php", T0))
+	o := order(1)
+	l := leaseOne(t, st, o, T0, T0)
+	failed := &reconcile.Event{Order: o, Result: reconcile.Failed, At: T0,
+		Status: &upicollect.PaymentStatus{OrderID: o.ID, TxnStatus: upicollect.TxnFail}}
+	require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Failed, Next: T0.Add(time.Hour), Event: failed, Consumer: "app"},
+		func(context.Context) error { return nil }))
+	require.Equal(t, 1, consumersByName(t, st)["php"].Pending)
+	require.NoError(t, st.Untrack(ctx, o.ID))
+	ds, err := st.LeaseDeliveries(ctx, "php", T0.Add(time.Hour), 10, time.Minute)
+	require.NoError(t, err)
+	assert.Empty(t, ds, "nothing is delivered for an untracked order")
+	assert.Equal(t, 0, consumersByName(t, st)["php"].Pending)
+	got, err := st.Lookup(ctx, o.ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Untracked, got.State)
+	require.Len(t, got.Events, 1)
+	assert.Equal(t, []string{"app"}, got.Events[0].DeliveredTo)
 }
 
 // recordPaid records a Paid event of o at at, delivered by consumer.
