@@ -3,7 +3,6 @@ package drivertest_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
-	"github.com/upicollect/upicollect-go/sandbox"
 )
 
 // TestTwoConsumersKilledMidDelivery runs the mix through four
@@ -27,27 +25,11 @@ import (
 // sqlstore.Tx, no unique key) are the proof, and each event was checked
 // and recorded once.
 func TestTwoConsumersKilledMidDelivery(t *testing.T) {
-	n := *mixOrders
-	if n == 0 {
-		n = 1000
-		if raceEnabled {
-			n = 300
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	dsn, db := newPostgresDB(t)
-	st := newStore(t, sqlstore.Postgres, db)
-	_, err := db.ExecContext(ctx, creditsWithTime)
-	require.NoError(t, err)
-
-	clk := reconciletest.NewClock(t0)
-	sb := sandbox.Start(t, sandbox.WithClock(clk.Now))
-	c := sb.Client()
-	defer c.CloseIdleConnections()
-	tracker, err := reconcile.New(c, st, func(context.Context, reconcile.Event) error {
-		return errors.New("the tracking process handles nothing")
-	}) // it only tracks: Track registers no consumer
+	pl := newProcessLedger(t, ctx)
+	n, dsn, db, clk, sb, c, tracker := pl.n, pl.dsn, pl.db, pl.clk, pl.sb, pl.c, pl.tracker
+	var err error
 	require.NoError(t, err)
 
 	creds := sb.Credentials()

@@ -66,27 +66,11 @@ const creditsWithTime = `CREATE TABLE credits (order_id TEXT NOT NULL, result TE
 // (written through sqlstore.Tx into a table with no unique key) are the
 // proof.
 func TestThreeSweeperProcesses(t *testing.T) {
-	n := *mixOrders
-	if n == 0 {
-		n = 1000
-		if raceEnabled {
-			n = 300
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	dsn, db := newPostgresDB(t)
-	st := newStore(t, sqlstore.Postgres, db)
-	_, err := db.ExecContext(ctx, creditsWithTime)
-	require.NoError(t, err)
-
-	clk := reconciletest.NewClock(t0)
-	sb := sandbox.Start(t, sandbox.WithClock(clk.Now))
-	c := sb.Client()
-	defer c.CloseIdleConnections()
-	tracker, err := reconcile.New(c, st, func(context.Context, reconcile.Event) error {
-		return errors.New("the tracking process handles nothing")
-	})
+	pl := newProcessLedger(t, ctx)
+	n, dsn, db, clk, sb, c, tracker := pl.n, pl.dsn, pl.db, pl.clk, pl.sb, pl.c, pl.tracker
+	var err error
 	require.NoError(t, err)
 	plan := reconciletest.Plan(n, t0, 99)
 	require.NoError(t, reconciletest.Create(ctx, c, sb, clk, plan, func(o reconcile.Order) error { return tracker.Track(ctx, o) }))
@@ -348,4 +332,43 @@ func TestSweeperProcess(t *testing.T) {
 		b, _ := json.Marshal(stats)
 		fmt.Printf("sweeper: done %s\n", b)
 	}
+}
+
+// processLedger is what a test of sweeper processes starts from: the mix's
+// size (-mix-orders, else 1,000, 300 under the race detector), a
+// PostgreSQL ledger with the credits table, a sandbox on a manual clock,
+// its client, and a sweeper that only tracks (its handler refuses all).
+type processLedger struct {
+	n       int
+	dsn     string
+	db      *sql.DB
+	st      reconcile.Store
+	clk     *reconciletest.Clock
+	sb      *sandbox.Server
+	c       *upicollect.Client
+	tracker *reconcile.Sweeper
+}
+
+func newProcessLedger(t *testing.T, ctx context.Context) processLedger {
+	t.Helper()
+	pl := processLedger{n: *mixOrders}
+	if pl.n == 0 {
+		pl.n = 1000
+		if raceEnabled {
+			pl.n = 300
+		}
+	}
+	pl.dsn, pl.db = newPostgresDB(t)
+	pl.st = newStore(t, sqlstore.Postgres, pl.db)
+	_, err := pl.db.ExecContext(ctx, creditsWithTime)
+	require.NoError(t, err)
+	pl.clk = reconciletest.NewClock(t0)
+	pl.sb = sandbox.Start(t, sandbox.WithClock(pl.clk.Now))
+	pl.c = pl.sb.Client()
+	t.Cleanup(pl.c.CloseIdleConnections)
+	pl.tracker, err = reconcile.New(pl.c, pl.st, func(context.Context, reconcile.Event) error {
+		return errors.New("the tracking process handles nothing")
+	}) // it only tracks: Track registers no consumer
+	require.NoError(t, err)
+	return pl
 }
