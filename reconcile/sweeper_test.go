@@ -311,27 +311,7 @@ func TestSweepersShareAMemoryStore(t *testing.T) {
 	}
 	require.NoError(t, reconciletest.Create(ctx, e.client, e.sb, e.clk, plan, func(o reconcile.Order) error { return sweepers[0].Track(ctx, o) }))
 	_, _, err := reconciletest.Walk(ctx, e.clk, t0.Add(100*time.Hour), func(ctx context.Context, now time.Time) (reconcile.Stats, error) {
-		var (
-			wg   sync.WaitGroup
-			mu   sync.Mutex
-			sum  reconcile.Stats
-			errs []error
-		)
-		for _, sw := range sweepers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s, err := sw.Step(ctx, now)
-				mu.Lock()
-				defer mu.Unlock()
-				reconciletest.Add(&sum, s)
-				if sum.NextDue.IsZero() || (!s.NextDue.IsZero() && s.NextDue.Before(sum.NextDue)) {
-					sum.NextDue = s.NextDue
-				}
-				errs = append(errs, err)
-			}()
-		}
-		wg.Wait()
+		sum, errs := reconciletest.StepAll(ctx, sweepers, now)
 		return sum, errors.Join(errs...)
 	})
 	require.NoError(t, err)

@@ -191,6 +191,34 @@ func Add(a *reconcile.Stats, b reconcile.Stats) {
 	a.Errors += b.Errors
 }
 
+// StepAll steps every sweeper at now at once, as sweepers in several
+// processes do, and returns their Stats added up (NextDue the earliest of
+// theirs) and each sweeper's error, in the order of sweepers.
+func StepAll(ctx context.Context, sweepers []*reconcile.Sweeper, now time.Time) (reconcile.Stats, []error) {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		sum  reconcile.Stats
+		errs = make([]error, len(sweepers))
+	)
+	for i, sw := range sweepers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := sw.Step(ctx, now)
+			mu.Lock()
+			defer mu.Unlock()
+			Add(&sum, s)
+			if sum.NextDue.IsZero() || (!s.NextDue.IsZero() && s.NextDue.Before(sum.NextDue)) {
+				sum.NextDue = s.NextDue
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	return sum, errs
+}
+
 // Delivery is one event as a handler saw it.
 type Delivery struct {
 	OrderID string

@@ -700,3 +700,32 @@ func TestCreateFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestStepAll steps three sweepers of one ledger at once: their Stats add
+// up to one check of each due order (each leased by one sweeper), NextDue
+// is the earliest of theirs, and an error (none here) for each sweeper.
+func TestStepAll(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	sb := sandbox.Start(t, sandbox.WithClock(func() time.Time { return t0 }))
+	c := sb.Client()
+	t.Cleanup(c.CloseIdleConnections)
+	st := reconcile.NewMemoryStore()
+	var sweepers []*reconcile.Sweeper
+	for range 3 {
+		sw, err := reconcile.New(c, st, func(context.Context, reconcile.Event) error { return nil }, reconcile.WithBatchSize(2))
+		require.NoError(t, err)
+		sweepers = append(sweepers, sw)
+	}
+	for i := range 6 {
+		require.NoError(t, sweepers[0].Track(ctx, reconcile.Order{ID: fmt.Sprint("sa-", i), Amount: upicollect.Rupees(10), Created: t0}))
+	}
+	sum, errs := StepAll(ctx, sweepers, t0.Add(10*time.Second))
+	assert.Equal(t, []error{nil, nil, nil}, errs)
+	assert.Equal(t, 6, sum.Checked, "each due order checked once, by one sweeper")
+	assert.Equal(t, 6, sum.Pending)
+	assert.Equal(t, t0.Add(20*time.Second), sum.NextDue, "the earliest next due of all")
+	empty, errs := StepAll(ctx, nil, t0)
+	assert.Empty(t, errs)
+	assert.Equal(t, reconcile.Stats{}, empty)
+}

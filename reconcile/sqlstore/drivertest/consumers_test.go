@@ -22,31 +22,16 @@ import (
 // stepSweepers steps every sweeper at now at once; handler errors are
 // expected and ignored, any other fails the test.
 func stepSweepers(ctx context.Context, t *testing.T, sweepers []*reconcile.Sweeper, now time.Time) reconcile.Stats {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		sum  reconcile.Stats
-		errs []error
-	)
-	for _, sw := range sweepers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := sw.Step(ctx, now)
-			mu.Lock()
-			defer mu.Unlock()
-			reconciletest.Add(&sum, s)
-			if sum.NextDue.IsZero() || (!s.NextDue.IsZero() && s.NextDue.Before(sum.NextDue)) {
-				sum.NextDue = s.NextDue
-			}
-			var he interface{ Unwrap() error }
-			if err != nil && !errors.As(err, &he) {
-				errs = append(errs, err)
-			}
-		}()
+	t.Helper()
+	sum, errs := reconciletest.StepAll(ctx, sweepers, now)
+	var others []error
+	for _, err := range errs {
+		var he interface{ Unwrap() error }
+		if err != nil && !errors.As(err, &he) {
+			others = append(others, err)
+		}
 	}
-	wg.Wait()
-	require.NoError(t, errors.Join(errs...))
+	require.NoError(t, errors.Join(others...))
 	return sum
 }
 
