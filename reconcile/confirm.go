@@ -112,38 +112,32 @@ func (s *Sweeper) confirm(ctx context.Context, now time.Time, l Lease) (recorded
 	} else if s.health.failedAt(l.Order.ID, err, now) {
 		err = fmt.Errorf("%w: %w", ErrServiceFailing, err)
 	}
-	var stats Stats
+	var (
+		stats    Stats
+		handlers []error
+	)
 	u := s.outcome(ctx, now, l, st, err, &stats)
-	if u.Event == nil {
-		if cerr := s.store.Commit(ctx, l, u, nil); cerr != nil {
-			s.giveBack(ctx, l) // nothing when the lease was lost
-			return false, cerr
-		}
-		if err != nil {
-			return true, fmt.Errorf("reconcile: order %q: status check: %w", l.Order.ID, err)
-		}
-		return true, nil
-	}
-	if err := s.commitEvent(ctx, now, l, u, &stats); err != nil {
-		if isHandlerError(err) {
-			return true, err
-		}
-		s.giveBack(ctx, l)
-		return false, err
-	}
-	if stats.Errors > 0 { // the lease was lost: another sweeper has the order
+	lost, rerr := s.record(ctx, []LeasedUpdate{{Lease: l, Update: u}}, &stats, &handlers)
+	switch {
+	case rerr != nil:
+		return false, rerr // given back by record
+	case lost > 0: // another sweeper has the order
 		return false, ErrLeaseLost
+	case len(handlers) > 0:
+		return true, handlers[0]
+	case err != nil:
+		return true, fmt.Errorf("reconcile: order %q: status check: %w", l.Order.ID, err)
 	}
 	return true, nil
 }
 
-// giveBack releases l when Confirm recorded no check under it, so that the
-// next Confirm or step need not wait out its TTL: at once while ctx lives,
-// else as a cleanup (Confirm never outlives its context).
-func (s *Sweeper) giveBack(ctx context.Context, l Lease) {
+// giveBack releases ls when no check was recorded under them, so that the
+// next Confirm or step need not wait out their TTL: at once while ctx
+// lives, else as a cleanup (a call never outlives its context).
+func (s *Sweeper) giveBack(ctx context.Context, ls ...Lease) {
 	if ctx.Err() == nil {
-		_ = s.store.Release(ctx, l)
+		_ = s.store.Release(ctx, ls...)
 		return
 	}
-	s.cleanup.after(ctx, func(cctx context.Context) { _ = s.store.Release(cctx, l) })
+	s.cleanup.after(ctx, func(cctx context.Context) { _ = s.store.Release(cctx, ls...) })
 }

@@ -663,13 +663,13 @@ type failingMany struct {
 	calls, outcomes atomic.Int32
 }
 
-func (f *failingMany) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate) ([]error, error) {
+func (f *failingMany) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate, deliver func(context.Context, int) error) ([]error, error) {
 	f.calls.Add(1)
 	f.outcomes.Add(int32(len(cs)))
 	if f.fail.Load() {
 		return nil, errors.New("database gone")
 	}
-	return f.Store.CommitMany(ctx, cs)
+	return f.Store.CommitMany(ctx, cs, deliver)
 }
 
 // TestStepBatchesAndGivesBack records a batch's eventless outcomes in one

@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"context"
 	"database/sql"
-	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -94,9 +93,6 @@ func (e *memEntry) key() int64 {
 	}
 	return e.due
 }
-
-// errEventInMany is CommitMany's error for an outcome with an event.
-var errEventInMany = errors.New("reconcile: CommitMany: an outcome with an event goes through Commit")
 
 func (m *memStore) Track(ctx context.Context, o Order, due time.Time) error {
 	if err := ctx.Err(); err != nil {
@@ -209,35 +205,61 @@ func (m *memStore) Extend(ctx context.Context, l Lease, now time.Time, ttl time.
 }
 
 func (m *memStore) Commit(ctx context.Context, l Lease, u Update, deliver func(context.Context) error) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, err := m.held(l)
+	var each func(context.Context, int) error
+	if deliver != nil {
+		each = func(ctx context.Context, _ int) error { return deliver(ctx) }
+	}
+	errs, err := m.CommitMany(ctx, []LeasedUpdate{{Lease: l, Update: u}}, each)
 	if err != nil {
 		return err
 	}
-	if u.Event != nil && deliver != nil {
-		// Out of the queue while the handler runs, however long: no
-		// expiry of the lease can hand the order to another sweeper, and
-		// Untrack waits for the delivery's end.
-		heap.Remove(&m.queue, e.index)
-		done := make(chan struct{})
-		e.delivering = done
-		m.mu.Unlock()
-		err := deliver(ctx)
-		m.mu.Lock()
-		e.delivering = nil
-		close(done)
-		if err != nil {
-			e.lease, e.failures, e.updated = 0, u.Retry.Failures, time.Now()
-			if !u.Retry.Next.IsZero() {
-				e.due = u.Retry.Next.UnixNano()
-			}
-			heap.Push(&m.queue, e)
-			return err
+	return errs[0]
+}
+
+func (m *memStore) CommitMany(ctx context.Context, cs []LeasedUpdate, deliver func(context.Context, int) error) ([]error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	errs := make([]error, len(cs))
+	var held []int // the outcomes whose events are delivered, in order
+	for i, c := range cs {
+		e, err := m.held(c.Lease)
+		switch {
+		case err != nil:
+			errs[i] = err
+		case c.Update.Event == nil || deliver == nil:
+			m.apply(e, c.Update)
+		default:
+			// Out of the queue until its handler has run, however long:
+			// no expiry of the lease can hand the order to another
+			// sweeper, and Untrack waits for the delivery's end.
+			heap.Remove(&m.queue, e.index)
+			e.delivering = make(chan struct{})
+			held = append(held, i)
 		}
 	}
-	m.apply(e, u)
-	return nil
+	for _, i := range held {
+		c := cs[i]
+		e := m.orders[c.Lease.Order.ID]
+		m.mu.Unlock()
+		err := deliver(ctx, i)
+		m.mu.Lock()
+		close(e.delivering)
+		e.delivering = nil
+		if err != nil {
+			e.lease, e.failures, e.updated = 0, c.Update.Retry.Failures, time.Now()
+			if !c.Update.Retry.Next.IsZero() {
+				e.due = c.Update.Retry.Next.UnixNano()
+			}
+			heap.Push(&m.queue, e)
+			errs[i] = err
+			continue
+		}
+		m.apply(e, c.Update)
+	}
+	return errs, nil
 }
 
 // apply records u on e and ends its lease. The caller holds mu.
@@ -268,28 +290,6 @@ func copyEvent(ev Event) Event {
 	}
 	ev.DeliveredTo = slices.Clone(ev.DeliveredTo)
 	return ev
-}
-
-func (m *memStore) CommitMany(ctx context.Context, cs []LeasedUpdate) ([]error, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	errs := make([]error, len(cs))
-	for i, c := range cs {
-		if c.Update.Event != nil {
-			errs[i] = errEventInMany
-			continue
-		}
-		e, err := m.held(c.Lease)
-		if err != nil {
-			errs[i] = err
-			continue
-		}
-		m.apply(e, c.Update)
-	}
-	return errs, nil
 }
 
 func (m *memStore) Release(_ context.Context, ls ...Lease) error {

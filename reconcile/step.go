@@ -170,14 +170,15 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 	}
 }
 
-// checkBatch checks the leases, delivers the events found one by one and
-// records the eventless outcomes together at the end. It returns an error
-// that ends the step: the store's, or ctx's. The leases it did not check
-// are given back at once, due as they were: after a store's error, and
-// when the service turned out to be failing for every order (see Step).
-// When ctx ended, nothing more is sent to the store (a step never
-// outlives its context, and the store may be what did not answer): those
-// leases expire after their TTL.
+// checkBatch checks the leases and records the batch's outcomes in one
+// call, delivering the events found inside it (see record). It returns an
+// error that ends the step: the store's, or ctx's. The leases it did not
+// check are given back at once, due as they were: after a store's error,
+// and when the service turned out to be failing for every order (see
+// Step). When ctx ended, nothing more is sent to the store from this step
+// (a step never outlives its context, and the store may be what did not
+// answer); a bounded cleanup after it records the quiet outcomes and gives
+// back the rest, events undelivered (they come again at the next check).
 func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases []Lease, stats *Stats, errs *[]error) error {
 	ids := make([]string, len(leases))
 	open := make(map[string]Lease, len(leases))
@@ -185,10 +186,7 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 		ids[i] = l.Order.ID
 		open[l.Order.ID] = l
 	}
-	var (
-		stepErr error
-		quiet   []LeasedUpdate
-	)
+	var checked []LeasedUpdate
 	for st, err := range s.client.CheckPaymentStatuses(ctx, slices.Values(ids), upicollect.WithConcurrency(s.opts.concurrency)) {
 		id := upicollect.OrderIDOf(st, err)
 		l, ok := open[id]
@@ -196,8 +194,7 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 			continue
 		}
 		if err != nil && ctx.Err() != nil {
-			stepErr = ctx.Err() // l is given back below with the others
-			break
+			break // l is given back below with the others
 		}
 		if answeredBy(err) {
 			s.health.answered()
@@ -211,20 +208,7 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 			break
 		}
 		delete(open, id)
-		u := s.outcome(ctx, judge, l, st, err, stats)
-		if u.Event == nil {
-			quiet = append(quiet, LeasedUpdate{Lease: l, Update: u})
-			continue
-		}
-		if err := s.commitEvent(ctx, now, l, u, stats); err != nil {
-			if isHandlerError(err) {
-				*errs = append(*errs, err)
-				continue
-			}
-			open[id] = l // not recorded: given back below
-			stepErr = err
-			break
-		}
+		checked = append(checked, LeasedUpdate{Lease: l, Update: s.outcome(ctx, judge, l, st, err, stats)})
 	}
 	rest := make([]Lease, 0, len(open))
 	for _, l := range leases {
@@ -234,17 +218,26 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 	}
 	if ctx.Err() != nil {
 		s.cleanup.after(ctx, func(cctx context.Context) {
-			var ignored Stats
-			_ = s.commitQuiet(cctx, quiet, &ignored)
+			var quiet []LeasedUpdate
+			for _, c := range checked {
+				if c.Update.Event == nil {
+					quiet = append(quiet, c)
+				} else {
+					rest = append(rest, c.Lease)
+				}
+			}
+			var (
+				ignored Stats
+				dropped []error
+			)
+			_, _ = s.record(cctx, quiet, &ignored, &dropped)
 			if len(rest) > 0 {
 				_ = s.store.Release(cctx, rest...)
 			}
 		})
 		return ctx.Err()
 	}
-	if err := s.commitQuiet(ctx, quiet, stats); err != nil && stepErr == nil {
-		stepErr = err
-	}
+	_, stepErr := s.record(ctx, checked, stats, errs)
 	if len(rest) > 0 {
 		if err := s.store.Release(ctx, rest...); err != nil && stepErr == nil {
 			stepErr = fmt.Errorf("reconcile: giving back %d orders not checked: %w", len(rest), err)
@@ -253,35 +246,64 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 	return stepErr
 }
 
-// commitQuiet records eventless outcomes in one call. The orders of a call
-// that failed are given back, due as they were.
-func (s *Sweeper) commitQuiet(ctx context.Context, cs []LeasedUpdate, stats *Stats) error {
+// record records a batch's outcomes in one CommitMany, the events
+// delivered to the sweeper's consumer inside it, one handler at a time. A
+// handler's error or panic leaves its event undelivered (the order is
+// checked again after a backoff) and is added to errs. lost counts the
+// outcomes dropped because their lease was lost. err is the store's: for
+// the whole call (whose orders are then given back, due as they were), or
+// for outcomes it could not record.
+func (s *Sweeper) record(ctx context.Context, cs []LeasedUpdate, stats *Stats, errs *[]error) (lost int, err error) {
 	if len(cs) == 0 {
-		return nil
+		return 0, nil
 	}
-	errs, err := s.store.CommitMany(ctx, cs)
+	var deliver func(context.Context, int) error
+	handled := make([]error, len(cs)) // each handler's error
+	for i := range cs {
+		if cs[i].Update.Event != nil {
+			cs[i].Update.Consumer = s.opts.consumer
+			deliver = func(ctx context.Context, i int) error {
+				handled[i] = s.deliver(ctx, *cs[i].Update.Event)
+				return handled[i]
+			}
+		}
+	}
+	cerrs, err := s.store.CommitMany(ctx, cs, deliver)
 	if err != nil {
 		stats.Errors += len(cs)
 		ls := make([]Lease, len(cs))
 		for i, c := range cs {
 			ls[i] = c.Lease
 		}
-		_ = s.store.Release(ctx, ls...)
-		return fmt.Errorf("reconcile: recording %d checks: %w", len(cs), err)
+		s.giveBack(ctx, ls...)
+		return 0, fmt.Errorf("reconcile: recording %d checks: %w", len(cs), err)
 	}
 	var failed []error
-	for i, err := range errs {
-		if err == nil {
-			continue
+	for i, err := range cerrs {
+		c := cs[i]
+		id := c.Lease.Order.ID
+		switch {
+		case err == nil:
+			if ev := c.Update.Event; ev != nil {
+				stats.count(ev.Result)
+				s.client.Observer().FinalState(ctx, finalState(*ev))
+			}
+		case errors.Is(err, ErrLeaseLost):
+			stats.Errors++
+			lost++
+			s.leaseLost(ctx, id)
+		case handled[i] != nil:
+			stats.Errors++
+			result := c.Update.Event.Result
+			s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: handler failed; the event comes again after a backoff",
+				slog.String("order_id", id), slog.String("result", string(result)), slog.String("error", handled[i].Error()))
+			*errs = append(*errs, &handlerError{orderID: id, result: result, err: handled[i]})
+		default:
+			stats.Errors++
+			failed = append(failed, fmt.Errorf("reconcile: order %q: recording the check: %w", id, err))
 		}
-		stats.Errors++
-		if errors.Is(err, ErrLeaseLost) {
-			s.leaseLost(ctx, cs[i].Lease.Order.ID)
-			continue
-		}
-		failed = append(failed, fmt.Errorf("reconcile: order %q: recording the check: %w", cs[i].Lease.Order.ID, err))
 	}
-	return errors.Join(failed...)
+	return lost, errors.Join(failed...)
 }
 
 // leaseLost logs an outcome dropped because another sweeper took the
@@ -354,47 +376,6 @@ func (s *Sweeper) failedCheck(ctx context.Context, t time.Time, l Lease, answere
 	}
 	u.Next = next
 	return u
-}
-
-// commitEvent records u, whose event is set, under l and delivers the
-// event: it renews the lease first, so the handler (bounded by
-// WithHandlerTimeout, shorter than the lease) runs under a lease of full
-// length.
-func (s *Sweeper) commitEvent(ctx context.Context, now time.Time, l Lease, u Update, stats *Stats) error {
-	id, result := l.Order.ID, u.Event.Result
-	if err := s.store.Extend(ctx, l, now, s.opts.leaseTTL); err != nil {
-		stats.Errors++
-		if errors.Is(err, ErrLeaseLost) {
-			s.leaseLost(ctx, id)
-			return nil
-		}
-		return fmt.Errorf("reconcile: order %q: renewing the lease: %w", id, err)
-	}
-	ev := *u.Event
-	u.Consumer = s.opts.consumer
-	var handlerErr error
-	err := s.store.Commit(ctx, l, u, func(ctx context.Context) error {
-		handlerErr = s.deliver(ctx, ev)
-		return handlerErr
-	})
-	switch {
-	case err == nil:
-		stats.count(result)
-		s.client.Observer().FinalState(ctx, finalState(ev))
-		return nil
-	case handlerErr != nil:
-		stats.Errors++
-		s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: handler failed; the event comes again after a backoff",
-			slog.String("order_id", id), slog.String("result", string(result)), slog.String("error", handlerErr.Error()))
-		return &handlerError{orderID: id, result: result, err: handlerErr}
-	case errors.Is(err, ErrLeaseLost):
-		stats.Errors++
-		s.leaseLost(ctx, id)
-		return nil
-	default:
-		stats.Errors++
-		return fmt.Errorf("reconcile: order %q: recording %s: %w", id, result, err)
-	}
 }
 
 // finalState is ev for the client's Observer (the time to a final state

@@ -93,19 +93,34 @@ type Engine interface {
 	Extend(ctx context.Context, l Lease, now time.Time, ttl time.Duration) error
 
 	// Commit records one check's outcome under l (fenced by l.Token) and
-	// ends the lease. With u.Event set it calls deliver inside the same
-	// transaction as the state change and the event's record (the order is
-	// held for the whole delivery: no other lease can be granted
-	// meanwhile); an error from deliver rolls both back and records
-	// u.Retry instead (see Update), and Commit returns deliver's error.
-	// ErrLeaseLost, recording nothing, when another lease was granted
-	// since l (or the order was untracked).
+	// ends the lease: CommitMany of one outcome, deliver called as
+	// CommitMany's deliver for it. It returns that outcome's error:
+	// deliver's error (u.Retry recorded instead), or ErrLeaseLost,
+	// recording nothing, when another lease was granted since l (or the
+	// order was untracked).
 	Commit(ctx context.Context, l Lease, u Update, deliver func(context.Context) error) error
-	// CommitMany records outcomes that carry no event (Update.Event nil)
-	// in one transaction or statement where the store can. errs[i] is
-	// cs[i]'s error (ErrLeaseLost for one fenced out); err is the whole
-	// call's, and then errs may be nil.
-	CommitMany(ctx context.Context, cs []LeasedUpdate) (errs []error, err error)
+	// CommitMany records the outcomes cs, each under its lease (fenced by
+	// its token), ending the leases, in as few transactions as the store
+	// can (the SQL store: one per call, up to a bound on its events).
+	// errs[i] is cs[i]'s error: ErrLeaseLost, recording nothing, for one
+	// fenced out; deliver's error for an event not delivered. err is the
+	// whole call's (nothing of it is then recorded), and then errs may be
+	// nil.
+	//
+	// An outcome with an event (Update.Event set) is recorded with its
+	// event, delivered to Update.Consumer ("" is DefaultConsumer) and
+	// pending for every other consumer registered then; when deliver is
+	// not nil, deliver(ctx, i) is called for it inside the transaction
+	// that records it (the handler's writes commit with the event, once,
+	// or not at all). Every order of the call is held from before the
+	// first delivery to the end of the call, whatever its lease's time:
+	// no other lease is granted and Untrack waits, so a slow handler
+	// cannot lead to a second delivery. An error from deliver undoes that
+	// event and what its handler wrote, and nothing else: the order keeps
+	// its state and checks and is due again at Update.Retry.Next (its
+	// lease's Due when zero) with Retry.Failures; the event comes again.
+	// Deliveries are made one at a time, in the order of cs.
+	CommitMany(ctx context.Context, cs []LeasedUpdate, deliver func(ctx context.Context, i int) error) (errs []error, err error)
 	// Release ends leases without a check: each order is due again at its
 	// l.Due, nothing else changes (the unchecked leases of a failed or
 	// cancelled step). A lease no longer held is skipped.
@@ -194,13 +209,14 @@ type Update struct {
 	// Reason says why tracking ended without a final event (checks kept
 	// failing at the end of the late window); "" otherwise.
 	Reason string
-	// Consumer is the consumer Commit delivers the event to (its
-	// sweeper's; "" is DefaultConsumer): the event is recorded delivered
-	// to it, and pending for every other consumer registered then.
+	// Consumer is the consumer Commit and CommitMany deliver the event
+	// to (its sweeper's; "" is DefaultConsumer): the event is recorded
+	// delivered to it, and pending for every other consumer registered
+	// then.
 	Consumer string
-	// Retry is what Commit records instead when deliver fails: the order
-	// keeps its state and becomes due at Retry.Next with Retry.Failures;
-	// the event is not recorded and comes again.
+	// Retry is what Commit and CommitMany record instead when deliver
+	// fails: the order keeps its state and becomes due at Retry.Next
+	// with Retry.Failures; the event is not recorded and comes again.
 	Retry Retry
 }
 
@@ -210,8 +226,8 @@ type Retry struct {
 	Failures int       // its consecutive failures then
 }
 
-// LeasedUpdate is one eventless check's Update under the Lease it was
-// made under, for Engine.CommitMany.
+// LeasedUpdate is one check's Update under the Lease it was made under,
+// for Engine.CommitMany.
 type LeasedUpdate struct {
 	Lease  Lease
 	Update Update

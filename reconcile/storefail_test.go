@@ -73,7 +73,10 @@ func (f *flaky) Commit(ctx context.Context, l reconcile.Lease, u reconcile.Updat
 	return f.Store.Commit(ctx, l, u, deliver)
 }
 
-func (f *flaky) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate) ([]error, error) {
+func (f *flaky) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate, deliver func(context.Context, int) error) ([]error, error) {
+	if err := f.err("CommitMany"); err != nil {
+		return nil, err
+	}
 	if err := f.err("CommitMany/each"); err != nil {
 		errs := make([]error, len(cs))
 		for i := range errs {
@@ -81,7 +84,7 @@ func (f *flaky) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate) ([]
 		}
 		return errs, nil
 	}
-	return f.Store.CommitMany(ctx, cs)
+	return f.Store.CommitMany(ctx, cs, deliver)
 }
 
 func (f *flaky) Release(ctx context.Context, ls ...reconcile.Lease) error {
@@ -121,10 +124,9 @@ func TestStoreFailures(t *testing.T) {
 		{"Now", boom, true, "the store's clock: database gone", 0, 0},
 		{"Lease", boom, true, "leasing due orders: database gone", 0, 0},
 		{"NextDue", boom, false, "next due order: database gone", 0, 1},
-		{"Extend", reconcile.ErrLeaseLost, true, "", 1, 1},
-		{"Extend", boom, true, `order "f-1": renewing the lease: database gone`, 1, 1},
-		{"Commit", reconcile.ErrLeaseLost, true, "", 1, 1},
-		{"Commit", boom, true, `order "f-1": recording paid: database gone`, 1, 1},
+		{"CommitMany", boom, true, "recording 1 checks: database gone", 1, 1},
+		{"CommitMany/each", reconcile.ErrLeaseLost, true, "", 1, 1},
+		{"CommitMany", boom, false, "recording 1 checks: database gone", 1, 1},
 		{"CommitMany/each", reconcile.ErrLeaseLost, false, "", 1, 1},
 		{"CommitMany/each", boom, false, `order "f-1": recording the check: database gone`, 1, 1},
 	} {
@@ -156,7 +158,7 @@ func TestStoreFailures(t *testing.T) {
 			got, err := sw.Lookup(ctx, o.ID)
 			require.NoError(t, err)
 			assert.Equal(t, reconcile.Pending, got.State)
-			if tc.method == "Extend" && tc.err == boom {
+			if tc.method == "CommitMany" {
 				// The step ended: the order was given back, due as it was.
 				l, err := st.LeaseOrder(ctx, o.ID, now, time.Minute)
 				require.NoError(t, err, "given back at once")
@@ -188,11 +190,11 @@ func TestConfirmStoreFailures(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 	st.fail("LeaseOrder", nil)
 
-	st.fail("Commit", boom)
+	st.fail("CommitMany", boom)
 	s, err := sw.Confirm(ctx, o.ID)
 	require.ErrorIs(t, err, boom)
 	assert.Nil(t, s, "nothing recorded: no state to show")
-	st.fail("Commit", nil)
+	st.fail("CommitMany", nil)
 
 	st.fail("Lookup", boom)
 	s, err = sw.Confirm(ctx, o.ID)
@@ -207,7 +209,7 @@ func TestConfirmStoreFailures(t *testing.T) {
 	// again, and reads the ledger once the order is done.
 	_, err = e.sb.Pay(o.ID)
 	require.NoError(t, err)
-	st.fail("Extend", reconcile.ErrLeaseLost)
+	st.fail("CommitMany/each", reconcile.ErrLeaseLost)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

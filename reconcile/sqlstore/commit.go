@@ -2,15 +2,12 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/upicollect/upicollect-go/reconcile"
 )
-
-// errHasEvent is CommitMany's error for an outcome that carries an event.
-var errHasEvent = errors.New("sqlstore: CommitMany: an outcome with an event goes through Commit")
 
 // checkedArg is 1 for an answered check, else 0.
 func checkedArg(u reconcile.Update) int64 {
@@ -25,58 +22,247 @@ func (s *store) commitArgs(l reconcile.Lease, u reconcile.Update) []any {
 }
 
 func (s *store) Commit(ctx context.Context, l reconcile.Lease, u reconcile.Update, deliver func(context.Context) error) error {
-	if u.Event == nil {
-		if err := s.leased(ctx, s.db, s.q.commit, s.commitArgs(l, u)...); err != nil {
-			return fmt.Errorf("sqlstore: order %q: %w", l.Order.ID, err)
+	var each func(context.Context, int) error
+	if deliver != nil {
+		each = func(ctx context.Context, _ int) error { return deliver(ctx) }
+	}
+	errs, err := s.CommitMany(ctx, []reconcile.LeasedUpdate{{Lease: l, Update: u}}, each)
+	if err != nil {
+		return err
+	}
+	return errs[0]
+}
+
+// maxEvents caps the events one CommitMany transaction delivers. A handler
+// that writes through Tx writes under a savepoint of its own, and
+// PostgreSQL keeps 64 subtransactions of a transaction in shared memory:
+// past them every snapshot on the server reads pg_subtrans.
+const maxEvents = 50
+
+// savepoint is the name of the savepoint a handler writes under.
+const savepoint = "upicollect_event"
+
+func (s *store) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate, deliver func(context.Context, int) error) ([]error, error) {
+	errs := make([]error, len(cs))
+	for start := 0; start < len(cs); {
+		// A part: up to maxBatch outcomes, of which up to maxEvents
+		// carry an event.
+		end, events := start, 0
+		for end < len(cs) && end-start < maxBatch && (events < maxEvents || cs[end].Update.Event == nil) {
+			if cs[end].Update.Event != nil {
+				events++
+			}
+			end++
 		}
-		return nil
+		part := cs[start:end]
+		var err error
+		if events == 0 {
+			err = s.commitQuiet(ctx, part, errs[start:end])
+		} else {
+			err = s.commitEvents(ctx, part, errs[start:end], func(ctx context.Context, i int) error {
+				if deliver == nil {
+					return nil
+				}
+				return deliver(ctx, start+i)
+			})
+		}
+		if err != nil {
+			return errs, fmt.Errorf("sqlstore: committing %d outcomes: %w", len(part), err)
+		}
+		start = end
+	}
+	return errs, nil
+}
+
+// commitQuiet records eventless outcomes in one statement, and sets
+// errs[i] for those fenced out.
+func (s *store) commitQuiet(ctx context.Context, cs []reconcile.LeasedUpdate, errs []error) error {
+	held, err := s.commitMany(ctx, s.db, cs)
+	if err != nil {
+		return err
+	}
+	s.fenced(cs, held, errs)
+	return nil
+}
+
+// fenced sets errs[i] to ErrLeaseLost for each outcome not held.
+func (s *store) fenced(cs []reconcile.LeasedUpdate, held map[int]bool, errs []error) {
+	for i, c := range cs {
+		if !held[i] {
+			errs[i] = fmt.Errorf("sqlstore: order %q: %w", c.Lease.Order.ID, reconcile.ErrLeaseLost)
+		}
+	}
+}
+
+// commitEvents records cs, some with events, in one transaction:
+//
+//  1. the quiet outcomes are recorded and the orders with events are
+//     locked, each fenced by its lease (PostgreSQL: SELECT … FOR UPDATE;
+//     SQLite: the write lock), so that from here to the commit no other
+//     sweeper leases them and Untrack waits, whatever their leases' time;
+//  2. each held event's handler runs, one at a time (deliver); a handler
+//     that writes through Tx does so under a savepoint, rolled back if it
+//     fails;
+//  3. the outcomes of the delivered events are recorded with their events
+//     and deliveries, and those whose handler failed record their retry;
+//  4. the transaction commits: one WAL flush for the whole batch.
+//
+// errs[i] is cs[i]'s: ErrLeaseLost, or deliver's error.
+func (s *store) commitEvents(ctx context.Context, cs []reconcile.LeasedUpdate, errs []error, deliver func(context.Context, int) error) error {
+	var quiet, events []reconcile.LeasedUpdate
+	var qi, ei []int // their indexes in cs
+	for i, c := range cs {
+		if c.Update.Event == nil {
+			quiet, qi = append(quiet, c), append(qi, i)
+		} else {
+			events, ei = append(events, c), append(ei, i)
+		}
 	}
 	tx, cancel, err := s.begin(ctx)
 	if err != nil {
-		return fmt.Errorf("sqlstore: order %q: %w", l.Order.ID, err)
+		return err
 	}
 	defer cancel()
 	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
-	// The lease is checked and the row locked first: from here until the
-	// commit no other sweeper can lease the order, nor Untrack end it.
-	if err := s.leased(ctx, tx, s.q.commit, s.commitArgs(l, u)...); err != nil {
-		return fmt.Errorf("sqlstore: order %q: %w", l.Order.ID, err)
+	held, err := s.hold(ctx, tx, events)
+	if err != nil {
+		return fmt.Errorf("holding the orders: %w", err)
 	}
-	if _, err := s.exec(ctx, tx, s.q.event, eventArgs(l.Order.ID, u.Event)...); err != nil {
-		return fmt.Errorf("sqlstore: order %q: recording %s: %w", l.Order.ID, u.Event.Result, err)
-	}
-	consumer := u.Consumer
-	if consumer == "" {
-		consumer = reconcile.DefaultConsumer
-	}
-	if _, err := s.exec(ctx, tx, s.q.fanOut, l.Order.ID, string(u.Event.Result), u.Event.At.UnixNano(), consumer, s.clockArg(), consumer); err != nil {
-		return fmt.Errorf("sqlstore: order %q: recording %s's deliveries: %w", l.Order.ID, u.Event.Result, err)
-	}
-	if deliver != nil {
-		if err := deliver(context.WithValue(ctx, txKey{}, tx)); err != nil {
-			_ = tx.Rollback()
-			return s.retry(ctx, l, u, err)
+	if len(quiet) > 0 {
+		done, err := s.commitMany(ctx, tx, quiet)
+		if err != nil {
+			return err
+		}
+		for j, i := range qi {
+			if !done[j] {
+				errs[i] = fmt.Errorf("sqlstore: order %q: %w", cs[i].Lease.Order.ID, reconcile.ErrLeaseLost)
+			}
 		}
 	}
-	if err := s.commit(tx, cancel); err != nil {
-		return fmt.Errorf("sqlstore: order %q: committing %s: %w", l.Order.ID, u.Event.Result, err)
+	var delivered []reconcile.LeasedUpdate // held events: delivered, or their retries
+	var recorded []reconcile.LeasedUpdate  // the delivered ones
+	for j, i := range ei {
+		c := events[j]
+		if !held[j] {
+			errs[i] = fmt.Errorf("sqlstore: order %q: %w", c.Lease.Order.ID, reconcile.ErrLeaseLost)
+			continue
+		}
+		h := &handlerTx{tx: tx, savepoint: true}
+		err := deliver(context.WithValue(ctx, txKey{}, h), i)
+		if h.err != nil {
+			return fmt.Errorf("order %q: the handler's savepoint: %w", c.Lease.Order.ID, h.err)
+		}
+		if err != nil {
+			if h.used {
+				if _, rerr := s.exec(ctx, tx, `ROLLBACK TO SAVEPOINT `+savepoint); rerr != nil {
+					return fmt.Errorf("order %q: rolling the handler back: %w", c.Lease.Order.ID, rerr)
+				}
+			}
+			errs[i] = err
+			delivered = append(delivered, retried(c))
+			continue
+		}
+		delivered, recorded = append(delivered, c), append(recorded, c)
+	}
+	if len(delivered) > 0 {
+		done, err := s.commitMany(ctx, tx, delivered)
+		if err != nil {
+			return err
+		}
+		if len(done) != len(delivered) { // held since step 1: never
+			return fmt.Errorf("%d of %d held orders changed under their lock", len(delivered)-len(done), len(delivered))
+		}
+	}
+	if err := s.recordEvents(ctx, tx, recorded); err != nil {
+		return err
+	}
+	return s.commit(tx, cancel)
+}
+
+// retried is the outcome recorded for c when its event's handler failed:
+// the order keeps its state and checks and is due at Retry.Next (the
+// lease's Due when zero) with Retry.Failures; the lease ends.
+func retried(c reconcile.LeasedUpdate) reconcile.LeasedUpdate {
+	next := c.Update.Retry.Next
+	if next.IsZero() {
+		next = c.Lease.Due
+	}
+	return reconcile.LeasedUpdate{Lease: c.Lease, Update: reconcile.Update{State: c.Lease.State, Next: next, Failures: c.Update.Retry.Failures}}
+}
+
+// hold locks the orders of cs whose lease is still held, in tx, and says
+// which (by index into cs).
+func (s *store) hold(ctx context.Context, tx *sql.Tx, cs []reconcile.LeasedUpdate) (map[int]bool, error) {
+	at := make(map[string]int, len(cs))
+	ids, toks := make([]string, len(cs)), make([]int64, len(cs))
+	for i, c := range cs {
+		ids[i], toks[i] = c.Lease.Order.ID, token(c.Lease)
+		at[ids[i]] = i
+	}
+	held := make(map[int]bool, len(cs))
+	var args []any
+	if s.d == SQLite {
+		rows := make([][2]any, len(cs))
+		for i := range cs {
+			rows[i] = [2]any{ids[i], toks[i]}
+		}
+		js, err := json.Marshal(rows)
+		if err != nil {
+			return nil, err
+		}
+		args = []any{string(js)}
+	} else {
+		args = []any{ids, toks}
+	}
+	return held, s.returning(ctx, tx, s.q.hold, func(id string) { held[at[id]] = true }, args...)
+}
+
+// recordEvents records the events of cs and their deliveries in tx:
+// delivered to the outcome's consumer, pending for every other registered
+// one.
+func (s *store) recordEvents(ctx context.Context, tx *sql.Tx, cs []reconcile.LeasedUpdate) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	if s.d == SQLite {
+		// In-process calls: one statement each, in the transaction.
+		for _, c := range cs {
+			ev := c.Update.Event
+			if _, err := s.exec(ctx, tx, s.q.event, eventArgs(c.Lease.Order.ID, ev)...); err != nil {
+				return fmt.Errorf("order %q: recording %s: %w", c.Lease.Order.ID, ev.Result, err)
+			}
+			consumer := consumerOf(c.Update)
+			if _, err := s.exec(ctx, tx, s.q.fanOut, c.Lease.Order.ID, string(ev.Result), ev.At.UnixNano(), consumer, s.clockArg(), consumer); err != nil {
+				return fmt.Errorf("order %q: recording %s's deliveries: %w", c.Lease.Order.ID, ev.Result, err)
+			}
+		}
+		return nil
+	}
+	n := len(cs)
+	var (
+		ids, results, txns, utrs, reasons, consumers = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		ats, paid                                    = make([]int64, n), make([]int64, n)
+	)
+	for i, c := range cs {
+		a := eventArgs(c.Lease.Order.ID, c.Update.Event)
+		ids[i], results[i], ats[i], txns[i], paid[i], utrs[i], reasons[i] = a[0].(string), a[1].(string), a[2].(int64), a[3].(string), a[4].(int64), a[5].(string), a[6].(string)
+		consumers[i] = consumerOf(c.Update)
+	}
+	if _, err := s.exec(ctx, tx, s.q.eventMany, ids, results, ats, txns, paid, utrs, reasons); err != nil {
+		return fmt.Errorf("recording %d events: %w", n, err)
+	}
+	if _, err := s.exec(ctx, tx, s.q.fanOutMany, s.clockArg(), ids, results, ats, consumers); err != nil {
+		return fmt.Errorf("recording %d events' deliveries: %w", n, err)
 	}
 	return nil
 }
 
-// retry records u.Retry after deliver failed with cause: the order keeps
-// its state and checks (the outcome is not recorded) and is due at
-// Retry.Next (l.Due when zero); the lease ends.
-func (s *store) retry(ctx context.Context, l reconcile.Lease, u reconcile.Update, cause error) error {
-	next := u.Retry.Next
-	if next.IsZero() {
-		next = l.Due
+// consumerOf is the consumer u's event is delivered to.
+func consumerOf(u reconcile.Update) string {
+	if u.Consumer == "" {
+		return reconcile.DefaultConsumer
 	}
-	err := s.leased(context.WithoutCancel(ctx), s.db, s.q.retry, s.clockArg(), next.UnixNano(), int64(u.Retry.Failures), l.Order.ID, token(l))
-	if err != nil && !errors.Is(err, reconcile.ErrLeaseLost) {
-		return errors.Join(cause, fmt.Errorf("sqlstore: order %q: recording the retry: %w", l.Order.ID, err))
-	}
-	return cause
+	return u.Consumer
 }
 
 func eventArgs(orderID string, e *reconcile.Event) []any {
@@ -88,42 +274,21 @@ func eventArgs(orderID string, e *reconcile.Event) []any {
 	return []any{orderID, string(e.Result), e.At.UnixNano(), txn, paid, utr, e.Reason}
 }
 
-func (s *store) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate) ([]error, error) {
-	errs := make([]error, len(cs))
-	var idx []int // the outcomes to record, by index into cs
-	for i, c := range cs {
-		if c.Update.Event != nil {
-			errs[i] = errHasEvent
-			continue
-		}
-		idx = append(idx, i)
-	}
-	for len(idx) > 0 {
-		batch := idx[:min(len(idx), maxBatch)]
-		idx = idx[len(batch):]
-		held, err := s.commitMany(ctx, cs, batch)
-		if err != nil {
-			return errs, fmt.Errorf("sqlstore: committing %d outcomes: %w", len(batch), err)
-		}
-		for _, i := range batch {
-			if !held[i] {
-				errs[i] = fmt.Errorf("sqlstore: order %q: %w", cs[i].Lease.Order.ID, reconcile.ErrLeaseLost)
-			}
-		}
-	}
-	return errs, nil
-}
-
-// commitMany records the outcomes cs[batch] in one statement (PostgreSQL:
+// commitMany records the outcomes cs in one statement on q (PostgreSQL:
 // UPDATE … FROM unnest of arrays; SQLite: UPDATE … FROM json_each of one
-// JSON array), and returns which of them were recorded.
-func (s *store) commitMany(ctx context.Context, cs []reconcile.LeasedUpdate, batch []int) (map[int]bool, error) {
-	held := make(map[int]bool, len(batch))
+// JSON array), and returns which of them were recorded (by index into
+// cs): those whose lease was still held.
+func (s *store) commitMany(ctx context.Context, q rowser, cs []reconcile.LeasedUpdate) (map[int]bool, error) {
+	held := make(map[int]bool, len(cs))
+	at := make(map[string]int, len(cs))
+	for i, c := range cs {
+		at[c.Lease.Order.ID] = i
+	}
+	mark := func(id string) { held[at[id]] = true }
 	if s.d == SQLite {
-		rows := make([][7]any, len(batch))
-		at := make(map[string]int, len(batch))
-		for j, i := range batch {
-			l, u := cs[i].Lease, cs[i].Update
+		rows := make([][7]any, len(cs))
+		for i, c := range cs {
+			l, u := c.Lease, c.Update
 			var due, reason any
 			if !u.Next.IsZero() {
 				due = u.Next.UnixNano()
@@ -131,40 +296,41 @@ func (s *store) commitMany(ctx context.Context, cs []reconcile.LeasedUpdate, bat
 			if u.Reason != "" {
 				reason = u.Reason
 			}
-			rows[j] = [7]any{l.Order.ID, token(l), string(u.State), due, checkedArg(u), u.Failures, reason}
-			at[l.Order.ID] = i
+			rows[i] = [7]any{l.Order.ID, token(l), string(u.State), due, checkedArg(u), u.Failures, reason}
 		}
 		js, err := json.Marshal(rows)
 		if err != nil {
 			return nil, err
 		}
-		return held, s.returning(ctx, s.q.commitMany, func(id string) { held[at[id]] = true }, s.clockArg(), string(js))
+		return held, s.returning(ctx, q, s.q.commitMany, mark, s.clockArg(), string(js))
 	}
-	n := len(batch)
+	n := len(cs)
 	var (
 		ids, states, reasons       = make([]string, n), make([]string, n), make([]string, n)
 		toks, dues, checked, fails = make([]int64, n), make([]int64, n), make([]int32, n), make([]int32, n)
-		at                         = make(map[string]int, n)
 	)
-	for j, i := range batch {
-		l, u := cs[i].Lease, cs[i].Update
-		ids[j], toks[j], states[j], reasons[j] = l.Order.ID, token(l), string(u.State), u.Reason
+	for i, c := range cs {
+		l, u := c.Lease, c.Update
+		ids[i], toks[i], states[i], reasons[i] = l.Order.ID, token(l), string(u.State), u.Reason
 		if !u.Next.IsZero() {
-			dues[j] = u.Next.UnixNano()
+			dues[i] = u.Next.UnixNano()
 		}
-		checked[j], fails[j] = int32(checkedArg(u)), int32(u.Failures)
-		at[l.Order.ID] = i
+		checked[i], fails[i] = int32(checkedArg(u)), int32(u.Failures)
 	}
-	return held, s.returning(ctx, s.q.commitMany, func(id string) { held[at[id]] = true },
-		s.clockArg(), ids, toks, states, dues, checked, fails, reasons)
+	return held, s.returning(ctx, q, s.q.commitMany, mark, s.clockArg(), ids, toks, states, dues, checked, fails, reasons)
+}
+
+// rowser runs a query: the database or a transaction.
+type rowser interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 // returning runs a bounded statement that returns order ids, and calls
 // fn with each.
-func (s *store) returning(ctx context.Context, query string, fn func(id string), args ...any) error {
+func (s *store) returning(ctx context.Context, q rowser, query string, fn func(id string), args ...any) error {
 	bctx, cancel := s.bound(ctx)
 	defer cancel()
-	rows, err := s.db.QueryContext(bctx, query, args...)
+	rows, err := q.QueryContext(bctx, query, args...)
 	if err != nil {
 		return err
 	}

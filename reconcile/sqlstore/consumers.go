@@ -199,7 +199,7 @@ func (s *store) CommitDelivery(ctx context.Context, d reconcile.DeliveryLease, r
 		return fmt.Errorf("sqlstore: order %q: delivering to %q: %w", id, d.Consumer, err)
 	}
 	if deliver != nil {
-		if err := deliver(context.WithValue(ctx, txKey{}, tx)); err != nil {
+		if err := deliver(context.WithValue(ctx, txKey{}, &handlerTx{tx: tx})); err != nil {
 			_ = tx.Rollback()
 			rerr := s.leased(context.WithoutCancel(ctx), s.db, s.ph(`UPDATE `+DeliveriesTable+` SET due_ns = ?, failures = ?, lease_token = NULL, lease_until_ns = NULL
 				WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ?`),

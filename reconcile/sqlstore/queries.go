@@ -20,8 +20,6 @@ type queries struct {
 	track, amount          string
 	leaseOrder, orderLease string // leaseOrder: now, id, token, ttl; orderLease: id, now (why not)
 	extend                 string // now, ttl, id, token
-	commit                 string // now, state, due, checked, failures, reason, id, token
-	retry                  string // now, due, failures, id, token
 	event                  string
 	release                string // SQLite: due, id, token; PostgreSQL: ids, tokens, dues
 	commitMany             string // PostgreSQL: now, ids, tokens, states, dues, checked, failures, reasons; SQLite: now, JSON
@@ -32,7 +30,15 @@ type queries struct {
 	// consumer, pending for every other registered one. id, result,
 	// due, consumer, now, consumer.
 	fanOut string
-	d      Dialect
+	// hold locks the orders whose lease is held, for CommitMany's
+	// transaction, and returns their ids. PostgreSQL: ids, tokens;
+	// SQLite: a JSON array of [id, token].
+	hold string
+	// eventMany and fanOutMany are event and fanOut for many events
+	// (PostgreSQL only): ids, results, ats, txn statuses, paid, UTRs,
+	// reasons; and now, ids, results, ats, consumers.
+	eventMany, fanOutMany string
+	d                     Dialect
 }
 
 func newQueries(d Dialect) queries {
@@ -45,12 +51,6 @@ func newQueries(d Dialect) queries {
 		ON CONFLICT (order_id) DO NOTHING`
 	q.amount = `SELECT amount_paise FROM ` + OrdersTable + ` WHERE order_id = ?`
 	q.extend = `UPDATE ` + OrdersTable + ` SET lease_until_ns = ` + now + ` + ? WHERE order_id = ? AND lease_token = ?`
-	q.commit = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, state = ?, due_ns = ?, checks = checks + ?, failures = ?, reason = ?,
-		lease_token = NULL, lease_until_ns = NULL
-		WHERE order_id = ? AND lease_token = ?`
-	q.retry = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, due_ns = ?, failures = ?,
-		lease_token = NULL, lease_until_ns = NULL
-		WHERE order_id = ? AND lease_token = ?`
 	q.event = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	q.fanOut = `INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns, delivered_ns)
 		SELECT CAST(? AS TEXT), CAST(? AS TEXT), c.name, CAST(? AS BIGINT), CASE WHEN c.name = CAST(? AS TEXT) THEN ` + now + ` END
@@ -68,6 +68,16 @@ func newQueries(d Dialect) queries {
 			FROM held, clock
 			WHERE o.order_id = held.order_id AND o.due_ns IS NOT NULL AND (o.lease_until_ns IS NULL OR o.lease_until_ns <= clock.ns)
 			RETURNING o.order_id, o.amount_paise, o.created_ns, o.state, o.due_ns, o.failures`
+		q.hold = `SELECT o.order_id FROM ` + OrdersTable + ` o
+			JOIN unnest(?::TEXT[], ?::BIGINT[]) AS u(order_id, token) ON o.order_id = u.order_id AND o.lease_token = u.token
+			FOR UPDATE OF o`
+		q.eventMany = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason)
+			SELECT * FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::TEXT[])`
+		q.fanOutMany = `WITH clock AS (SELECT ` + now + ` AS ns)
+			INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns, delivered_ns)
+			SELECT e.order_id, e.result, c.name, e.at, CASE WHEN c.name = e.consumer THEN clock.ns END
+			FROM clock, unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[]) AS e(order_id, result, at, consumer)
+			CROSS JOIN LATERAL (SELECT name FROM ` + ConsumersTable + ` UNION SELECT e.consumer) AS c`
 		q.release = `UPDATE ` + OrdersTable + ` o SET due_ns = u.due, lease_token = NULL, lease_until_ns = NULL
 			FROM unnest(?::TEXT[], ?::BIGINT[], ?::BIGINT[]) AS u(order_id, token, due)
 			WHERE o.order_id = u.order_id AND o.lease_token = u.token`
@@ -85,6 +95,12 @@ func newQueries(d Dialect) queries {
 			RETURNING ` + orderColumns
 		q.release = `UPDATE ` + OrdersTable + ` SET due_ns = ?, lease_token = NULL, lease_until_ns = NULL
 			WHERE order_id = ? AND lease_token = ?`
+		// A write (of nothing): it takes the database's write lock at
+		// once, where a SELECT in a deferred transaction would not.
+		q.hold = `UPDATE ` + OrdersTable + ` SET lease_token = u.token
+			FROM (SELECT value ->> 0 AS order_id, value ->> 1 AS token FROM json_each(?)) AS u
+			WHERE ` + OrdersTable + `.order_id = u.order_id AND ` + OrdersTable + `.lease_token = u.token
+			RETURNING ` + OrdersTable + `.order_id`
 		// One statement for the batch: the outcomes as one JSON array of
 		// [id, token, state, due, checked, failures, reason] arrays.
 		q.commitMany = `UPDATE ` + OrdersTable + ` SET updated_ns = ?, state = u.state, due_ns = u.due,
@@ -97,8 +113,8 @@ func newQueries(d Dialect) queries {
 	}
 	q.orderLease = `SELECT due_ns, lease_until_ns FROM ` + OrdersTable + ` WHERE order_id = ?`
 	if d == Postgres {
-		for _, p := range []*string{&q.track, &q.amount, &q.extend, &q.commit, &q.retry, &q.event, &q.untrack, &q.dropPending, &q.nextDue,
-			&q.leaseOrder, &q.release, &q.commitMany, &q.orderLease, &q.fanOut} {
+		for _, p := range []*string{&q.track, &q.amount, &q.extend, &q.event, &q.untrack, &q.dropPending, &q.nextDue,
+			&q.leaseOrder, &q.release, &q.commitMany, &q.orderLease, &q.fanOut, &q.hold, &q.eventMany, &q.fanOutMany} {
 			*p = numbered(*p)
 		}
 	}

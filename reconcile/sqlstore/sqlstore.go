@@ -28,16 +28,21 @@
 //
 // A step leases due orders with one UPDATE (on PostgreSQL over SELECT …
 // FOR UPDATE SKIP LOCKED, so concurrent sweepers take different orders; on
-// SQLite under the database's write lock), and records the outcomes that
-// carry no event with one statement per batch (CommitMany: on PostgreSQL
-// an UPDATE … FROM unnest(arrays), on SQLite one transaction). An event is
-// recorded in a transaction of its own with its order's new state, and
-// the Handler runs inside it: Tx gives the handler that transaction, so a
-// credit written through it commits with the event or not at all. The
-// order's row is locked from the transaction's first statement to its
-// end: no other sweeper, Confirm or Untrack gets the order meanwhile,
-// however long the handler takes. A handler's error rolls both back and
-// records the sweeper's retry time instead; the event comes again. A
+// SQLite under the database's write lock), and records a batch's outcomes
+// with one CommitMany. A batch without events is one statement (on
+// PostgreSQL an UPDATE … FROM unnest(arrays), on SQLite an UPDATE … FROM
+// json_each), its own transaction. A batch with events is one transaction
+// (up to 50 events each): the quiet outcomes are recorded and the orders
+// with events locked first, then each event's Handler runs inside it, one
+// at a time, then the delivered events are recorded with their orders' new
+// states and deliveries, in one statement each, and the transaction
+// commits: one WAL flush for the batch, whatever its events. Tx gives a
+// handler that transaction, so a credit written through it commits with
+// the event or not at all; a handler's first Tx opens a savepoint, so a
+// handler that fails undoes its own writes and event only, and records the
+// sweeper's retry time for its order instead (the event comes again). The
+// batch's rows are locked until the commit: no other sweeper, Confirm or
+// Untrack gets those orders meanwhile, however long the handlers take. A
 // sweeper killed mid-step loses nothing: its transaction rolls back, and
 // its leases expire on the store's clock so that another sweeper takes its
 // orders.
@@ -79,8 +84,10 @@
 //
 // # SQLite and the write lock
 //
-// SQLite has one writer at a time. While a Handler runs, its event's
-// transaction holds the database's write lock, so inside a Handler:
+// SQLite has one writer at a time. While a Handler runs, its batch's
+// transaction holds the database's write lock (for the batch's handlers,
+// one after another: keep them short, or the batch small, so that other
+// writers do not wait past their busy timeout), so inside a Handler:
 //   - writes through Tx(ctx) proceed (they are that transaction's);
 //   - reads through the *sql.DB proceed (WAL: they see the data before
 //     the event's transaction);
@@ -91,9 +98,9 @@
 //     through the *sql.DB instead of Tx therefore blocks itself until the
 //     busy timeout and fails: write through Tx.
 //
-// On PostgreSQL only the event's order row is held: writes through the
-// *sql.DB to other rows proceed, and a write to the same order's store row
-// waits for the handler.
+// On PostgreSQL only the batch's order rows are held: writes through the
+// *sql.DB to other rows proceed, and a write to one of those orders' store
+// rows waits for the batch.
 //
 // # Drivers
 //
@@ -118,6 +125,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/upicollect/upicollect-go"
@@ -421,8 +429,21 @@ func numbered(q string) string {
 	return b.String()
 }
 
-// txKey is the context key of the transaction a handler runs in.
+// txKey is the context key of the transaction a handler runs in: its
+// *handlerTx.
 type txKey struct{}
+
+// handlerTx is the transaction one handler runs in. With savepoint set
+// (several handlers in one transaction), Tx opens a savepoint on its first
+// call, so that a handler that fails undoes its own writes only; a handler
+// that never calls Tx costs no statement.
+type handlerTx struct {
+	tx        *sql.Tx
+	savepoint bool
+	once      sync.Once
+	used      bool  // the savepoint was opened
+	err       error // opening it failed: the transaction is not the handler's to use
+}
 
 // Tx returns, inside a reconcile.Handler called by a sweeper (Step or
 // Confirm) on this store, the transaction that records the event: write
@@ -433,7 +454,22 @@ type txKey struct{}
 // roll it back, and do not keep it after the Handler returns; on SQLite,
 // do not write through the *sql.DB while it is open (see the package doc:
 // that waits for the transaction, which waits for the handler).
+//
+// The transaction records a whole batch's events: what a handler writes
+// through it is under a savepoint of its own, undone when the handler
+// returns an error (or panics) and kept otherwise. A statement of the
+// handler's that fails on PostgreSQL fails the transaction: return its
+// error, so that only this event is retried.
 func Tx(ctx context.Context) *sql.Tx {
-	tx, _ := ctx.Value(txKey{}).(*sql.Tx)
-	return tx
+	h, _ := ctx.Value(txKey{}).(*handlerTx)
+	if h == nil {
+		return nil
+	}
+	h.once.Do(func() {
+		if h.savepoint {
+			_, h.err = h.tx.ExecContext(ctx, `SAVEPOINT `+savepoint)
+			h.used = h.err == nil
+		}
+	})
+	return h.tx
 }

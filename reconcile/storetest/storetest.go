@@ -11,6 +11,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -73,6 +75,9 @@ func run(t *testing.T, newStore func(t *testing.T) reconcile.Store) {
 		{"ExtendRenewsTheLease", testExtend},
 		{"ExtendPastOthersDueTimes", testExtendPastOthers},
 		{"CommitManyWithOneLeaseLost", testCommitMany},
+		{"CommitManyDeliversEachEventInTurn", testCommitManyEvents},
+		{"CommitManyHoldsEveryOrder", testCommitManyHolds},
+		{"ConcurrentBatchesDeliverOnce", testConcurrentBatchesOnce},
 		{"LookupListCounts", testLookupListCounts},
 		{"ListPages", testListPages},
 		{"Untrack", testUntrack},
@@ -657,7 +662,7 @@ func testCommitMany(t *testing.T, st reconcile.Store) {
 	for i, l := range ls {
 		cs = append(cs, reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Expired, Next: next.Add(time.Duration(i) * time.Second), Checked: true, Failures: i}})
 	}
-	errs, err := st.CommitMany(ctx, cs)
+	errs, err := st.CommitMany(ctx, cs, nil)
 	require.NoError(t, err)
 	require.Len(t, errs, 3)
 	assert.NoError(t, errs[0])
@@ -674,12 +679,196 @@ func testCommitMany(t *testing.T, st reconcile.Store) {
 		}
 	}
 	require.NoError(t, st.Commit(ctx, taken, reconcile.Update{State: reconcile.Failed, Next: next}, nil), "the other sweeper's lease stands")
-	errs, err = st.CommitMany(ctx, cs[:1])
+	errs, err = st.CommitMany(ctx, cs[:1], nil)
 	require.NoError(t, err)
 	assert.ErrorIs(t, errs[0], reconcile.ErrLeaseLost, "a lease ends with its commit")
-	errs, err = st.CommitMany(ctx, nil)
+	errs, err = st.CommitMany(ctx, nil, nil)
 	require.NoError(t, err)
 	assert.Empty(t, errs)
+}
+
+// testCommitManyEvents records a batch of a quiet outcome, two events
+// (the second's handler fails) and an outcome whose lease was lost: each
+// is recorded or not on its own, the handlers run in turn, and the failed
+// event records its retry and nothing else.
+func testCommitManyEvents(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	for i := 1; i <= 4; i++ {
+		require.NoError(t, st.Track(ctx, order(i), T0))
+	}
+	ls, err := st.Lease(ctx, T0, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 4)
+	slices.SortFunc(ls, func(a, b reconcile.Lease) int { return strings.Compare(a.Order.ID, b.Order.ID) })
+	_, err = st.LeaseOrder(ctx, order(4).ID, T0.Add(2*time.Minute), time.Hour)
+	require.NoError(t, err, "the fourth order's lease expired and another sweeper took it")
+	next, retry := T0.Add(time.Hour), T0.Add(10*time.Minute)
+	cs := []reconcile.LeasedUpdate{
+		{Lease: ls[0], Update: reconcile.Update{State: reconcile.Pending, Next: next, Checked: true}},
+		{Lease: ls[1], Update: reconcile.Update{State: reconcile.Paid, Event: paidEvent(order(2), T0), Checked: true}},
+		{Lease: ls[2], Update: reconcile.Update{State: reconcile.Paid, Event: paidEvent(order(3), T0), Checked: true,
+			Retry: reconcile.Retry{Next: retry, Failures: 1}}},
+		{Lease: ls[3], Update: reconcile.Update{State: reconcile.Paid, Event: paidEvent(order(4), T0), Checked: true}},
+	}
+	down := errors.New("handler down")
+	var calls []int
+	errs, err := st.CommitMany(ctx, cs, func(ctx context.Context, i int) error {
+		calls = append(calls, i)
+		if i == 2 {
+			return down
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Len(t, errs, 4)
+	assert.NoError(t, errs[0])
+	assert.NoError(t, errs[1])
+	assert.ErrorIs(t, errs[2], down, "deliver's error")
+	assert.ErrorIs(t, errs[3], reconcile.ErrLeaseLost)
+	assert.Equal(t, []int{1, 2}, calls, "the held events' handlers, one at a time, in order")
+
+	got, err := st.Lookup(ctx, order(1).ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Pending, got.State)
+	assert.Equal(t, 1, got.Checks)
+	assert.True(t, next.Equal(got.Next))
+	got, err = st.Lookup(ctx, order(2).ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Paid, got.State)
+	require.Len(t, got.Events, 1)
+	assert.Equal(t, []string{reconcile.DefaultConsumer}, got.Events[0].DeliveredTo)
+	got, err = st.Lookup(ctx, order(3).ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Pending, got.State, "the failed event's order keeps its state")
+	assert.Zero(t, got.Checks, "and its checks")
+	assert.Equal(t, 1, got.Failures)
+	assert.Empty(t, got.Events, "the failed event is not recorded")
+	assert.True(t, retry.Equal(got.Next), "due again at the retry")
+	got, err = st.Lookup(ctx, order(4).ID)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Pending, got.State, "fenced out")
+	assert.Empty(t, got.Events)
+}
+
+// testCommitManyHolds leases again, at a time every lease of the batch has
+// expired, while the batch's first event is being delivered: none of the
+// batch's orders is handed out, and the second event waits its turn.
+func testCommitManyHolds(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, st.Track(ctx, order(i), T0))
+	}
+	ls, err := st.Lease(ctx, T0, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 3)
+	slices.SortFunc(ls, func(a, b reconcile.Lease) int { return strings.Compare(a.Order.ID, b.Order.ID) })
+	later := T0.Add(time.Hour)
+	cs := []reconcile.LeasedUpdate{
+		{Lease: ls[0], Update: reconcile.Update{State: reconcile.Paid, Event: paidEvent(order(1), T0)}},
+		{Lease: ls[1], Update: reconcile.Update{State: reconcile.Pending, Next: later.Add(time.Hour)}},
+		{Lease: ls[2], Update: reconcile.Update{State: reconcile.Paid, Event: paidEvent(order(3), T0)}},
+	}
+	var leasedMeanwhile []string
+	errs, err := st.CommitMany(ctx, cs, func(ctx context.Context, i int) error {
+		if i != 0 {
+			return nil
+		}
+		lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		// A store may refuse to lease at all meanwhile (a database
+		// locked for writing); it must never hand out an order of the
+		// batch.
+		other, err := st.Lease(lctx, later, 10, time.Hour)
+		if err == nil {
+			leasedMeanwhile = ids(other)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	for i, err := range errs {
+		require.NoError(t, err, "outcome %d", i)
+	}
+	assert.Empty(t, leasedMeanwhile, "leased while the batch was being delivered")
+	ls, err = st.Lease(ctx, later, 10, time.Hour)
+	require.NoError(t, err)
+	assert.Empty(t, ls, "recorded: nothing due")
+}
+
+// testConcurrentBatchesOnce runs several sweepers' loops on one store, each
+// recording every batch it leases in one CommitMany with an event per
+// order, with leases short enough to expire under them: every order's
+// event is delivered (and committed) exactly once.
+func testConcurrentBatchesOnce(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	const orders, sweepers = 200, 4
+	for i := range orders {
+		require.NoError(t, st.Track(ctx, order(i), T0))
+	}
+	var (
+		mu        sync.Mutex
+		delivered = map[string]int{}
+		failOnce  sync.Map
+		tick      atomic.Int64 // a shared clock that moves on every lease
+		down      = errors.New("handler down once")
+	)
+	var wg sync.WaitGroup
+	errs := make(chan error, sweepers)
+	for range sweepers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				now := T0.Add(time.Duration(tick.Add(1)) * time.Second)
+				ls, err := st.Lease(ctx, now, 7, 3*time.Second)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(ls) == 0 {
+					if _, ok, err := st.NextDue(ctx, now); err == nil && !ok {
+						return
+					}
+					continue
+				}
+				cs := make([]reconcile.LeasedUpdate, len(ls))
+				for i, l := range ls {
+					cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid,
+						Event: &reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: now}, Retry: reconcile.Retry{Next: now}}}
+				}
+				cerrs, err := st.CommitMany(ctx, cs, func(_ context.Context, i int) error {
+					id := cs[i].Lease.Order.ID
+					// The handler of every order whose id ends in 5 fails once.
+					if _, failed := failOnce.LoadOrStore(id, true); !failed && id[len(id)-1] == '5' {
+						return down
+					}
+					mu.Lock()
+					delivered[id]++
+					mu.Unlock()
+					return nil
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+				for _, err := range cerrs {
+					if err != nil && !errors.Is(err, reconcile.ErrLeaseLost) && !errors.Is(err, down) {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.NoError(t, ctx.Err(), "the sweepers did not finish")
+	require.Len(t, delivered, orders)
+	for id, n := range delivered {
+		assert.Equal(t, 1, n, "order %s delivered %d times", id, n)
+	}
 }
 
 func testLookupListCounts(t *testing.T, st reconcile.Store) {

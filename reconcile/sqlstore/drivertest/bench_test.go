@@ -108,7 +108,7 @@ func sweep(ctx context.Context, st reconcile.Store, k, batch int, now, next time
 				for i, l := range ls {
 					cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: l.State, Next: next, Checked: true}}
 				}
-				cerrs, err := st.CommitMany(ctx, cs)
+				cerrs, err := st.CommitMany(ctx, cs, nil)
 				if err != nil {
 					errs[w] = err
 					return
@@ -229,8 +229,7 @@ var planArgs = map[string]string{
 	"lease":      `(NULL, 1, 1, 1)`,
 	"leaseOrder": `(NULL, 'b-0000001', 1, 1)`,
 	"extend":     `(NULL, 1, 'b-0000001', 1)`,
-	"commit":     `(NULL, 'pending', 1, 1, 0, NULL, 'b-0000001', 1)`,
-	"retry":      `(NULL, 1, 0, 'b-0000001', 1)`,
+	"hold":       `(ARRAY['b-0000001'], ARRAY[1])`,
 	"commitMany": `(NULL, ARRAY['b-0000001'], ARRAY[1], ARRAY['pending'], ARRAY[1], ARRAY[1], ARRAY[0], ARRAY[''])`,
 	"release":    `(ARRAY['b-0000001'], ARRAY[1], ARRAY[1])`,
 	"nextDue":    `(NULL)`,
@@ -243,8 +242,7 @@ var planIndex = map[string]string{
 	"nextDue":    sqlstore.OrdersTable + "_due",
 	"leaseOrder": sqlstore.OrdersTable + "_pkey",
 	"extend":     sqlstore.OrdersTable + "_pkey",
-	"commit":     sqlstore.OrdersTable + "_pkey",
-	"retry":      sqlstore.OrdersTable + "_pkey",
+	"hold":       sqlstore.OrdersTable + "_pkey",
 	"commitMany": sqlstore.OrdersTable + "_pkey",
 	"release":    sqlstore.OrdersTable + "_pkey",
 	"untrack":    sqlstore.OrdersTable + "_pkey",
@@ -301,8 +299,7 @@ var sqlitePlanIndex = map[string]string{
 	"nextDue":    "USING INDEX " + sqlstore.OrdersTable + "_due",
 	"leaseOrder": "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
 	"extend":     "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
-	"commit":     "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
-	"retry":      "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"hold":       "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
 	"commitMany": "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
 	"release":    "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
 	"untrack":    "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",

@@ -166,7 +166,7 @@ func TestBlackHoledDatabaseCostsOneCall(t *testing.T) {
 	})
 	timed("Lease", func() error { _, err := st.Lease(ctx, t0, 10, time.Minute); return err })
 	timed("CommitMany", func() error {
-		_, err := st.CommitMany(ctx, []reconcile.LeasedUpdate{{Lease: ls[1], Update: reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour)}}})
+		_, err := st.CommitMany(ctx, []reconcile.LeasedUpdate{{Lease: ls[1], Update: reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour)}}}, nil)
 		return err
 	})
 	timed("Commit", func() error {

@@ -134,3 +134,68 @@ func TestHandlerWritesCommitWithTheEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchHandlersUndoOnlyTheirOwn records one batch of five events on
+// each database: handlers write a credit through Tx, the second writes
+// then fails, the fourth writes nothing and fails, the fifth writes
+// nothing: only the second's credit is undone, and only the failed events
+// come again; the others' credits and events commit together, once.
+func TestBatchHandlersUndoOnlyTheirOwn(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx := testCtx(t)
+		_, err := c.db.ExecContext(ctx, creditsTable)
+		require.NoError(t, err)
+		for i := 1; i <= 5; i++ {
+			require.NoError(t, c.st.Track(ctx, ord(i), t0))
+		}
+		ls, err := c.st.Lease(ctx, t0, 10, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, ls, 5)
+		cs := make([]reconcile.LeasedUpdate, len(ls))
+		for i, l := range ls {
+			ev := reconcile.NewEvent(l.Order, reconcile.Paid, &upicollect.PaymentStatus{OrderID: l.Order.ID, TxnStatus: upicollect.TxnSuccess, Amount: l.Order.Amount}, t0, "")
+			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid, Event: &ev, Checked: true,
+				Retry: reconcile.Retry{Next: t0.Add(time.Minute), Failures: 1}}}
+		}
+		write := credit("batch", c.d)
+		down := errors.New("handler down")
+		errs, err := c.st.CommitMany(ctx, cs, func(ctx context.Context, i int) error {
+			switch i {
+			case 1:
+				require.NoError(t, write(ctx, *cs[i].Update.Event))
+				return down
+			case 3:
+				return down
+			case 4:
+				return nil
+			}
+			return write(ctx, *cs[i].Update.Event)
+		})
+		require.NoError(t, err)
+		for i, err := range errs {
+			if i == 1 || i == 3 {
+				require.ErrorIs(t, err, down)
+			} else {
+				require.NoError(t, err, i)
+			}
+		}
+		id := func(i int) [2]string { return [2]string{ls[i].Order.ID, string(reconcile.Paid)} }
+		assert.Equal(t, map[[2]string]int{id(0): 1, id(2): 1}, credits(t, c.db), "the failed handler's credit undone, the others kept")
+		for i := range ls {
+			got, err := c.st.Lookup(ctx, ls[i].Order.ID)
+			require.NoError(t, err)
+			if i == 1 || i == 3 {
+				assert.Equal(t, reconcile.Pending, got.State)
+				assert.Empty(t, got.Events)
+				assert.Equal(t, t0.Add(time.Minute), got.Next, "due at the retry")
+				continue
+			}
+			assert.Equal(t, reconcile.Paid, got.State)
+			assert.Len(t, got.Events, 1)
+		}
+		again, err := c.st.Lease(ctx, t0.Add(time.Minute), 10, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, again, 2, "only the failed events come again")
+		assert.ElementsMatch(t, []string{ls[1].Order.ID, ls[3].Order.ID}, []string{again[0].Order.ID, again[1].Order.ID})
+	})
+}
