@@ -105,9 +105,9 @@ func (s *Sweeper) register(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// deliverPending delivers the consumer's pending events due at now, one
-// transaction each, batch by batch, until none is left that this step has
-// not tried. It returns an error that ends the step: the store's, or
+// deliverPending delivers the consumer's pending events due at now, batch
+// by batch (one CommitDeliveries each), until none is left that this step
+// has not tried. It returns an error that ends the step: the store's, or
 // ctx's. Leases it took and did not try expire after their TTL. retry is
 // the earliest time a delivery that failed is due again (zero: none
 // failed).
@@ -117,30 +117,36 @@ func (s *Sweeper) deliverPending(ctx context.Context, now time.Time, stats *Stat
 		if err != nil {
 			return retry, fmt.Errorf("reconcile: leasing pending deliveries: %w", err)
 		}
-		for _, d := range ds {
-			if err := ctx.Err(); err != nil {
-				return retry, err
-			}
-			id, result := d.Event.Order.ID, d.Event.Result
+		if err := ctx.Err(); err != nil {
+			return retry, err
+		}
+		batch := make([]LeasedDelivery, len(ds))
+		for i, d := range ds {
 			f := d.Failures + 1
-			again := Retry{Next: now.Add(s.retryAfter(f)), Failures: f}
-			var handlerErr error
-			ev := d.Event
-			err := s.store.CommitDelivery(ctx, d, again, func(ctx context.Context) error {
-				handlerErr = s.deliver(ctx, ev)
-				return handlerErr
-			})
+			batch[i] = LeasedDelivery{Lease: d, Retry: Retry{Next: now.Add(s.retryAfter(f)), Failures: f}}
+		}
+		handled := make([]error, len(ds)) // each handler's error
+		cerrs, err := s.store.CommitDeliveries(ctx, batch, func(ctx context.Context, i int) error {
+			handled[i] = s.deliver(ctx, ds[i].Event)
+			return handled[i]
+		})
+		if err != nil {
+			stats.Errors += len(ds)
+			return retry, fmt.Errorf("reconcile: delivering %d pending events to %q: %w", len(ds), s.opts.consumer, err)
+		}
+		for i, err := range cerrs {
+			id, result := ds[i].Event.Order.ID, ds[i].Event.Result
 			switch {
 			case err == nil:
 				stats.count(result)
-			case handlerErr != nil:
+			case handled[i] != nil:
 				stats.Errors++
-				if retry.IsZero() || again.Next.Before(retry) {
-					retry = again.Next
+				if next := batch[i].Retry.Next; retry.IsZero() || next.Before(retry) {
+					retry = next
 				}
 				s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: handler failed; the pending event comes again after a backoff",
-					slog.String("order_id", id), slog.String("result", string(result)), slog.String("error", handlerErr.Error()))
-				*errs = append(*errs, &handlerError{orderID: id, result: result, err: handlerErr})
+					slog.String("order_id", id), slog.String("result", string(result)), slog.String("error", handled[i].Error()))
+				*errs = append(*errs, &handlerError{orderID: id, result: result, err: handled[i]})
 			case errors.Is(err, ErrLeaseLost):
 				stats.Errors++
 				s.leaseLost(ctx, id)

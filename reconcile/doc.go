@@ -51,9 +51,11 @@
 // and the handler runs before that record is committed. A handler error or
 // panic undoes it: the order keeps its state and the event comes again
 // after a backoff. With a database Store (the reconcile/sqlstore module), the
-// handler runs inside the transaction that records the event, so writes it
-// makes to that database through the transaction commit with the event, or
-// not at all, and several sweepers in several processes can share the
+// handler runs inside the transaction that records the event (one
+// transaction per batch of a step's events, each handler's writes under a
+// savepoint of its own: a handler that fails undoes its own event only), so
+// writes it makes to that database through the transaction commit with the
+// event, or not at all, and several sweepers in several processes can share the
 // database: each due order is leased to one of them, and the orders of a
 // sweeper that dies are taken by another when their leases expire. What a
 // handler does outside that transaction (an e-mail, a call to another
@@ -152,12 +154,12 @@
 //
 // Only a database Store gives the handler a transaction (sqlstore.Tx(ctx) in
 // the reconcile/sqlstore module; it is nil under the memory store, which has
-// none). On SQLite the event's transaction holds the database's only write
-// lock while the handler runs: a write the handler makes through the
+// none). On SQLite the batch's transaction holds the database's only write
+// lock while its handlers run: a write the handler makes through the
 // *sql.DB itself, or through another connection to the same file, instead
 // of through sqlstore.Tx(ctx), waits for that lock, which is released only
 // when the handler returns, so it blocks until SQLite's busy timeout and
 // fails. Reads through the *sql.DB do not block in WAL mode; writes to
-// another database do not block. On PostgreSQL only writes to the event's
+// another database do not block. On PostgreSQL only writes to the batch's
 // rows (the ledger's own tables) from outside the transaction block.
 package reconcile

@@ -135,43 +135,65 @@ func (m *memStore) heldDelivery(dl DeliveryLease) (*memDelivery, error) {
 	return nil, ErrLeaseLost
 }
 
-func (m *memStore) CommitDelivery(ctx context.Context, dl DeliveryLease, retry Retry, deliver func(context.Context) error) error {
+func (m *memStore) CommitDeliveries(ctx context.Context, ds []LeasedDelivery, deliver func(context.Context, int) error) ([]error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	d, err := m.heldDelivery(dl)
-	if err != nil {
-		return err
-	}
-	if deliver != nil {
-		// Marked while the handler runs, however long: no expiry of the
-		// lease can hand it to another sweeper.
-		d.delivering = true
-		m.mu.Unlock()
-		err := deliver(ctx)
-		m.mu.Lock()
-		d.delivering = false
+	errs := make([]error, len(ds))
+	held := make([]*memDelivery, len(ds))
+	for i, ld := range ds {
+		d, err := m.heldDelivery(ld.Lease)
 		if err != nil {
-			if d.dropped {
-				d.entry.pending--
-				return err
-			}
-			d.lease, d.failures = 0, retry.Failures
-			if !retry.Next.IsZero() {
-				d.due = retry.Next.UnixNano()
-			}
-			return err
+			errs[i] = err
+			continue
 		}
+		// Marked until its handler has run, however long: no expiry of
+		// the lease can hand it to another sweeper.
+		d.delivering = true
+		held[i] = d
 	}
+	for i, d := range held {
+		if d == nil {
+			continue
+		}
+		if deliver != nil {
+			m.mu.Unlock()
+			err := deliver(ctx, i)
+			m.mu.Lock()
+			if err != nil {
+				d.delivering = false
+				errs[i] = err
+				if d.dropped {
+					d.entry.pending--
+					continue
+				}
+				retry := ds[i].Retry
+				d.lease, d.failures = 0, retry.Failures
+				if !retry.Next.IsZero() {
+					d.due = retry.Next.UnixNano()
+				}
+				continue
+			}
+		}
+		d.delivering = false
+		m.delivered1(d, ds[i].Lease.Consumer)
+	}
+	return errs, nil
+}
+
+// delivered1 records d delivered to consumer. The caller holds mu.
+func (m *memStore) delivered1(d *memDelivery, consumer string) {
 	e := d.entry
 	e.pending--
 	ev := &e.events[d.ev]
-	i, _ := slices.BinarySearch(ev.DeliveredTo, dl.Consumer)
-	ev.DeliveredTo = slices.Insert(ev.DeliveredTo, i, dl.Consumer)
-	m.delivered[dl.Consumer]++
+	i, _ := slices.BinarySearch(ev.DeliveredTo, consumer)
+	ev.DeliveredTo = slices.Insert(ev.DeliveredTo, i, consumer)
+	m.delivered[consumer]++
 	if !d.dropped {
-		m.pending[dl.Consumer] = slices.DeleteFunc(m.pending[dl.Consumer], func(x *memDelivery) bool { return x == d })
+		m.pending[consumer] = slices.DeleteFunc(m.pending[consumer], func(x *memDelivery) bool { return x == d })
 	}
-	return nil
 }
 
 func (m *memStore) Consumers(ctx context.Context) ([]Consumer, error) {

@@ -162,14 +162,20 @@ type Engine interface {
 	// or expired, earliest due first, for ttl (on the store's clock when
 	// it has one, else from now), each with a fresh fencing token.
 	LeaseDeliveries(ctx context.Context, consumer string, now time.Time, limit int, ttl time.Duration) ([]DeliveryLease, error)
-	// CommitDelivery calls deliver inside one transaction with the record
-	// that d's event was delivered to d.Consumer (fenced by d.Token; no
-	// other lease of it can be granted meanwhile). An error from deliver
-	// rolls it back and records retry instead (d is due again at
-	// retry.Next with retry.Failures), and CommitDelivery returns
-	// deliver's error. ErrLeaseLost, deliver not called, when d is no
-	// longer held (its lease was granted again, or the consumer removed).
-	CommitDelivery(ctx context.Context, d DeliveryLease, retry Retry, deliver func(context.Context) error) error
+	// CommitDeliveries records that the events of ds were delivered to
+	// their consumers, each fenced by its lease's token, in as few
+	// transactions as the store can (the SQL store: one per call, up to a
+	// bound). When deliver is not nil, deliver(ctx, i) is called for each
+	// ds[i] still held, one at a time, in order, inside the transaction
+	// that records it; the deliveries of the call are held from before the
+	// first to the end of the call (no other lease of them is granted). An
+	// error from deliver undoes that delivery and what its handler wrote,
+	// and nothing else: ds[i].Retry is recorded instead (due again at
+	// Retry.Next with Retry.Failures). errs[i] is ds[i]'s error: deliver's,
+	// or ErrLeaseLost, deliver not called, when its lease is no longer held
+	// (granted again, or the consumer removed). err is the whole call's
+	// (nothing of it is then recorded), and then errs may be nil.
+	CommitDeliveries(ctx context.Context, ds []LeasedDelivery, deliver func(ctx context.Context, i int) error) (errs []error, err error)
 }
 
 // DeliveryLease is a Store's hold on one pending delivery: an event
@@ -179,8 +185,15 @@ type DeliveryLease struct {
 	Event    Event  // the event to deliver (DeliveredTo not filled in)
 	Consumer string // the consumer it is for
 	Failures int    // its failed deliveries so far (backoff)
-	// Token is the lease's fencing token: CommitDelivery presents it.
+	// Token is the lease's fencing token: CommitDeliveries presents it.
 	Token string
+}
+
+// LeasedDelivery is one pending delivery under its lease, with the Retry
+// recorded when its handler fails, for Engine.CommitDeliveries.
+type LeasedDelivery struct {
+	Lease DeliveryLease
+	Retry Retry
 }
 
 // Lease is a Store's hold on one order, granted by Store.Lease or

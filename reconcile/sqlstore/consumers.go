@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -182,38 +181,102 @@ func (s *store) eventsOf(ctx context.Context, keys []eventKey) (map[eventKey]rec
 	return out, rows.Err()
 }
 
-func (s *store) CommitDelivery(ctx context.Context, d reconcile.DeliveryLease, retry reconcile.Retry, deliver func(context.Context) error) error {
-	id, result := d.Event.Order.ID, string(d.Event.Result)
+func (s *store) CommitDeliveries(ctx context.Context, ds []reconcile.LeasedDelivery, deliver func(context.Context, int) error) ([]error, error) {
+	errs := make([]error, len(ds))
+	for start := 0; start < len(ds); start += maxEvents {
+		part := ds[start:min(len(ds), start+maxEvents)]
+		err := s.commitDeliveries(ctx, part, errs[start:start+len(part)], func(ctx context.Context, i int) error {
+			if deliver == nil {
+				return nil
+			}
+			return deliver(ctx, start+i)
+		})
+		if err != nil {
+			return errs, fmt.Errorf("sqlstore: delivering %d events: %w", len(part), err)
+		}
+	}
+	return errs, nil
+}
+
+// commitDeliveries records ds in one transaction, as commitEvents does
+// events: the deliveries still held are locked, each handler runs in turn
+// (under a savepoint its first Tx opens), then the delivered ones and the
+// retries of the failed ones are recorded, and the transaction commits.
+func (s *store) commitDeliveries(ctx context.Context, ds []reconcile.LeasedDelivery, errs []error, deliver func(context.Context, int) error) error {
 	tx, cancel, err := s.begin(ctx)
 	if err != nil {
-		return fmt.Errorf("sqlstore: order %q: delivering to %q: %w", id, d.Consumer, err)
+		return err
 	}
 	defer cancel()
 	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
-	// The lease is checked and the row locked first: from here until the
-	// commit no other sweeper can lease the delivery.
-	err = s.leased(ctx, tx, s.ph(`UPDATE `+DeliveriesTable+` SET delivered_ns = `+s.nowExpr()+`, lease_token = NULL, lease_until_ns = NULL
-		WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ? AND delivered_ns IS NULL`),
-		s.clockArg(), id, result, d.Consumer, deliveryToken(d))
+	held, err := s.holdDeliveries(ctx, tx, ds)
 	if err != nil {
-		return fmt.Errorf("sqlstore: order %q: delivering to %q: %w", id, d.Consumer, err)
+		return fmt.Errorf("holding the deliveries: %w", err)
 	}
-	if deliver != nil {
-		if err := deliver(context.WithValue(ctx, txKey{}, &handlerTx{tx: tx})); err != nil {
-			_ = tx.Rollback()
-			rerr := s.leased(context.WithoutCancel(ctx), s.db, s.ph(`UPDATE `+DeliveriesTable+` SET due_ns = ?, failures = ?, lease_token = NULL, lease_until_ns = NULL
-				WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ?`),
-				retry.Next.UnixNano(), int64(retry.Failures), id, result, d.Consumer, deliveryToken(d))
-			if rerr != nil && !errors.Is(rerr, reconcile.ErrLeaseLost) {
-				return errors.Join(err, fmt.Errorf("sqlstore: order %q: recording the delivery's retry: %w", id, rerr))
+	var done, retried []int
+	for i, d := range ds {
+		if !held[i] {
+			errs[i] = fmt.Errorf("sqlstore: order %q: delivering to %q: %w", d.Lease.Event.Order.ID, d.Lease.Consumer, reconcile.ErrLeaseLost)
+			continue
+		}
+		h := &handlerTx{tx: tx, savepoint: true}
+		err := deliver(context.WithValue(ctx, txKey{}, h), i)
+		if h.err != nil {
+			return fmt.Errorf("order %q: the handler's savepoint: %w", d.Lease.Event.Order.ID, h.err)
+		}
+		if err != nil {
+			if h.used {
+				if _, rerr := s.exec(ctx, tx, `ROLLBACK TO SAVEPOINT `+savepoint); rerr != nil {
+					return fmt.Errorf("order %q: rolling the handler back: %w", d.Lease.Event.Order.ID, rerr)
+				}
 			}
-			return err
+			errs[i] = err
+			retried = append(retried, i)
+			continue
+		}
+		done = append(done, i)
+	}
+	for _, i := range done {
+		d := ds[i].Lease
+		if err := s.leased(ctx, tx, s.ph(`UPDATE `+DeliveriesTable+` SET delivered_ns = `+s.nowExpr()+`, lease_token = NULL, lease_until_ns = NULL
+			WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ?`),
+			s.clockArg(), d.Event.Order.ID, string(d.Event.Result), d.Consumer, deliveryToken(d)); err != nil {
+			return fmt.Errorf("order %q: recording the delivery to %q: %w", d.Event.Order.ID, d.Consumer, err)
 		}
 	}
-	if err := s.commit(tx, cancel); err != nil {
-		return fmt.Errorf("sqlstore: order %q: committing the delivery to %q: %w", id, d.Consumer, err)
+	for _, i := range retried {
+		d, retry := ds[i].Lease, ds[i].Retry
+		if err := s.leased(ctx, tx, s.ph(`UPDATE `+DeliveriesTable+` SET due_ns = ?, failures = ?, lease_token = NULL, lease_until_ns = NULL
+			WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ?`),
+			retry.Next.UnixNano(), int64(retry.Failures), d.Event.Order.ID, string(d.Event.Result), d.Consumer, deliveryToken(d)); err != nil {
+			return fmt.Errorf("order %q: recording the delivery's retry: %w", d.Event.Order.ID, err)
+		}
 	}
-	return nil
+	return s.commit(tx, cancel)
+}
+
+// holdDeliveries locks the deliveries of ds whose lease is still held, in
+// tx (PostgreSQL: SELECT … FOR UPDATE; SQLite: a write, which takes the
+// write lock), and says which (by index into ds).
+func (s *store) holdDeliveries(ctx context.Context, tx *sql.Tx, ds []reconcile.LeasedDelivery) (map[int]bool, error) {
+	held := make(map[int]bool, len(ds))
+	q := `SELECT order_id FROM ` + DeliveriesTable + `
+		WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ? AND delivered_ns IS NULL FOR UPDATE`
+	if s.d == SQLite {
+		q = `UPDATE ` + DeliveriesTable + ` SET lease_token = lease_token
+			WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ? AND delivered_ns IS NULL RETURNING order_id`
+	}
+	q = s.ph(q)
+	for i, ld := range ds {
+		d := ld.Lease
+		found := false
+		err := s.returning(ctx, tx, q, func(string) { found = true }, d.Event.Order.ID, string(d.Event.Result), d.Consumer, deliveryToken(d))
+		if err != nil {
+			return nil, err
+		}
+		held[i] = found
+	}
+	return held, nil
 }
 
 // deliveryToken reads a delivery lease's token back (0, matching no row,

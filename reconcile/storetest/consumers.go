@@ -3,6 +3,8 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +29,66 @@ var consumerCases = []struct {
 	{"ConsumersPruneKeepsPending", testConsumersPrune},
 	{"ConsumersGetAnOrdersEventsInOrder", testConsumersInOrder},
 	{"ConsumersUntrackDropsPending", testConsumersUntrack},
+	{"ConsumersBatchDeliversEachInTurn", testConsumersBatch},
+}
+
+// testConsumersBatch delivers three pending events to a consumer in one
+// CommitDeliveries: the second's handler fails (its retry recorded, it
+// alone comes again), the third's lease was lost (its handler not
+// called), the first is delivered.
+func testConsumersBatch(t *testing.T, st reconcile.Store) {
+	ctx := ctxFor(t)
+	require.NoError(t, st.RegisterConsumer(ctx, "app", T0))
+	require.NoError(t, st.RegisterConsumer(ctx, "php", T0))
+	for i := 1; i <= 3; i++ {
+		l := leaseOne(t, st, order(i), T0, T0)
+		require.NoError(t, st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: paidEvent(order(i), T0), Consumer: "app"},
+			func(context.Context) error { return nil }))
+	}
+	at := T0.Add(time.Minute)
+	ds, err := st.LeaseDeliveries(ctx, "php", at, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ds, 3)
+	slices.SortFunc(ds, func(a, b reconcile.DeliveryLease) int { return strings.Compare(a.Event.Order.ID, b.Event.Order.ID) })
+	retaken, err := st.LeaseDeliveries(ctx, "php", at.Add(2*time.Minute), 10, time.Minute)
+	require.NoError(t, err, "the leases expired: another sweeper takes them all")
+	require.Len(t, retaken, 3)
+	retry := reconcile.Retry{Next: at.Add(time.Hour), Failures: 1}
+	batch := make([]reconcile.LeasedDelivery, 3)
+	for i, r := range retaken {
+		// The other sweeper's leases, but for the third order's: lost.
+		j := slices.IndexFunc(ds, func(d reconcile.DeliveryLease) bool { return d.Event.Order.ID == r.Event.Order.ID })
+		batch[j] = reconcile.LeasedDelivery{Lease: retaken[i], Retry: retry}
+	}
+	batch[2].Lease = ds[2]
+	boom := errors.New("php down")
+	var calls []int
+	errs, err := st.CommitDeliveries(ctx, batch, func(_ context.Context, i int) error {
+		calls = append(calls, i)
+		if i == 1 {
+			return boom
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Len(t, errs, 3)
+	assert.NoError(t, errs[0])
+	assert.ErrorIs(t, errs[1], boom)
+	assert.ErrorIs(t, errs[2], reconcile.ErrLeaseLost)
+	assert.Equal(t, []int{0, 1}, calls, "in turn, the lost one not called")
+	got, err := st.Lookup(ctx, order(1).ID)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"app", "php"}, got.Events[0].DeliveredTo)
+	got, err = st.Lookup(ctx, order(2).ID)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"app"}, got.Events[0].DeliveredTo)
+	again, err := st.LeaseDeliveries(ctx, "php", at.Add(time.Hour), 10, time.Minute)
+	require.NoError(t, err)
+	var ids []string
+	for _, d := range again {
+		ids = append(ids, d.Event.Order.ID)
+	}
+	assert.ElementsMatch(t, []string{order(2).ID, order(3).ID}, ids, "the failed one at its retry, the lost one still pending")
 }
 
 // recordFailedThenLatePaid records o's Failed at T0 and LatePaid at T0+1h,
@@ -66,7 +128,7 @@ func testConsumersInOrder(t *testing.T, st reconcile.Store) {
 	require.NoError(t, err)
 	assert.Empty(t, again, "the LatePaid waits while the Failed is leased")
 	boom := errors.New("php down")
-	require.ErrorIs(t, st.CommitDelivery(ctx, ds[0], reconcile.Retry{Next: at.Add(time.Hour), Failures: 1},
+	require.ErrorIs(t, commitDelivery(ctx, st, ds[0], reconcile.Retry{Next: at.Add(time.Hour), Failures: 1},
 		func(context.Context) error { return boom }), boom)
 	again, err = st.LeaseDeliveries(ctx, "php", at.Add(time.Minute), 10, time.Minute)
 	require.NoError(t, err)
@@ -75,7 +137,7 @@ func testConsumersInOrder(t *testing.T, st reconcile.Store) {
 	require.NoError(t, err)
 	require.Len(t, ds, 1)
 	assert.Equal(t, reconcile.Failed, ds[0].Event.Result)
-	require.NoError(t, st.CommitDelivery(ctx, ds[0], reconcile.Retry{}, func(context.Context) error { return nil }))
+	require.NoError(t, commitDelivery(ctx, st, ds[0], reconcile.Retry{}, func(context.Context) error { return nil }))
 	ds, err = st.LeaseDeliveries(ctx, "php", at.Add(time.Hour), 10, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ds, 1, "then the LatePaid")
@@ -179,7 +241,7 @@ func testConsumersFanOut(t *testing.T, st reconcile.Store) {
 	assert.Equal(t, [4]any{o.ID, reconcile.Paid, o.Amount, T0}, [4]any{d.Event.Order.ID, d.Event.Result, d.Event.Status.Amount, d.Event.At.UTC()})
 	assert.Equal(t, o.Amount, d.Event.Order.Amount)
 	calls := 0
-	require.NoError(t, st.CommitDelivery(ctx, d, reconcile.Retry{}, func(context.Context) error { calls++; return nil }))
+	require.NoError(t, commitDelivery(ctx, st, d, reconcile.Retry{}, func(context.Context) error { calls++; return nil }))
 	assert.Equal(t, 1, calls)
 	got, err = st.Lookup(ctx, o.ID)
 	require.NoError(t, err)
@@ -189,7 +251,7 @@ func testConsumersFanOut(t *testing.T, st reconcile.Store) {
 	ds, err = st.LeaseDeliveries(ctx, "php", T0.Add(time.Hour), 10, time.Minute)
 	require.NoError(t, err)
 	assert.Empty(t, ds, "delivered once")
-	require.ErrorIs(t, st.CommitDelivery(ctx, d, reconcile.Retry{}, func(context.Context) error { calls++; return nil }), reconcile.ErrLeaseLost)
+	require.ErrorIs(t, commitDelivery(ctx, st, d, reconcile.Retry{}, func(context.Context) error { calls++; return nil }), reconcile.ErrLeaseLost)
 	assert.Equal(t, 1, calls, "a delivered lease delivers nothing again")
 }
 
@@ -235,9 +297,9 @@ func testConsumersFencing(t *testing.T, st reconcile.Store) {
 	require.NotEqual(t, first[0].Token, retaken.Token, "a fresh token")
 	calls := 0
 	deliver := func(context.Context) error { calls++; return nil }
-	require.ErrorIs(t, st.CommitDelivery(ctx, first[0], reconcile.Retry{}, deliver), reconcile.ErrLeaseLost, "fenced out")
+	require.ErrorIs(t, commitDelivery(ctx, st, first[0], reconcile.Retry{}, deliver), reconcile.ErrLeaseLost, "fenced out")
 	assert.Zero(t, calls, "a lost lease delivers nothing")
-	require.NoError(t, st.CommitDelivery(ctx, retaken, reconcile.Retry{}, deliver))
+	require.NoError(t, commitDelivery(ctx, st, retaken, reconcile.Retry{}, deliver))
 	assert.Equal(t, 1, calls)
 	cs := consumersByName(t, st)
 	assert.Equal(t, [2]int{1, 1}, [2]int{cs["php"].Pending, cs["php"].Delivered})
@@ -253,7 +315,7 @@ func testConsumersRetry(t *testing.T, st reconcile.Store) {
 	require.Len(t, ds, 1)
 	boom := errors.New("receiver down")
 	retry := reconcile.Retry{Next: T0.Add(5 * time.Minute), Failures: 1}
-	require.ErrorIs(t, st.CommitDelivery(ctx, ds[0], retry, func(context.Context) error { return boom }), boom)
+	require.ErrorIs(t, commitDelivery(ctx, st, ds[0], retry, func(context.Context) error { return boom }), boom)
 	cs := consumersByName(t, st)
 	assert.Equal(t, [2]int{1, 0}, [2]int{cs["php"].Pending, cs["php"].Delivered}, "still pending")
 	early, err := st.LeaseDeliveries(ctx, "php", T0.Add(4*time.Minute), 10, time.Minute)
@@ -305,10 +367,22 @@ func testConsumersPrune(t *testing.T, st reconcile.Store) {
 	ds, err := st.LeaseDeliveries(ctx, "php", T0, 10, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ds, 1)
-	require.NoError(t, st.CommitDelivery(ctx, ds[0], reconcile.Retry{}, func(context.Context) error { return nil }))
+	require.NoError(t, commitDelivery(ctx, st, ds[0], reconcile.Retry{}, func(context.Context) error { return nil }))
 	n, err = st.Prune(ctx, before)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "delivered to all: pruned")
 	cs := consumersByName(t, st)
 	assert.Equal(t, [2]int{0, 0}, [2]int{cs["app"].Delivered, cs["php"].Delivered}, "with its deliveries")
+}
+
+// commitDelivery is CommitDeliveries of one delivery, its error that
+// delivery's.
+func commitDelivery(ctx context.Context, st reconcile.Store, d reconcile.DeliveryLease, retry reconcile.Retry, deliver func(context.Context) error) error {
+	errs, err := st.CommitDeliveries(ctx, []reconcile.LeasedDelivery{{Lease: d, Retry: retry}}, func(ctx context.Context, _ int) error {
+		return deliver(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return errs[0]
 }

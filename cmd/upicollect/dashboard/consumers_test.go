@@ -35,7 +35,9 @@ func TestConsumersTable(t *testing.T) {
 	ds, err := st.LeaseDeliveries(ctx, "mail", now, 10, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, ds, 1)
-	require.NoError(t, st.CommitDelivery(ctx, ds[0], reconcile.Retry{}, func(context.Context) error { return nil }))
+	errs, err := st.CommitDeliveries(ctx, []reconcile.LeasedDelivery{{Lease: ds[0]}}, nil)
+	require.NoError(t, err)
+	require.NoError(t, errs[0])
 
 	code, body := get(t, serve(t, st), "/")
 	require.Equal(t, http.StatusOK, code)

@@ -279,7 +279,7 @@ func TestCommitManyOneBatch(t *testing.T) {
 			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Pending, Next: t0.Add(2 * time.Hour), Checked: true, Failures: i % 3}}
 		}
 		cs[7].Update = reconcile.Update{State: reconcile.Expired, Reason: "checks kept failing", Checked: false}
-		cs[8].Lease.Token = "zz"                                                                // fenced out
+		cs[8].Lease.Token = "zz" // fenced out
 		cs[9].Update.Event = &reconcile.Event{Order: cs[9].Lease.Order, Result: reconcile.Paid, At: t0}
 		c.clk.Set(t0.Add(3 * time.Second))
 		var delivered []int
