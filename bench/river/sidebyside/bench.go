@@ -94,8 +94,8 @@ type Run struct {
 	WALSyncs int64
 	// Calls is the ledger's database calls meanwhile (zero for River,
 	// whose driver is not counted).
-	Calls Counts
-	Load  string  // the load average at the end
+	Calls  Counts
+	Load   string  // the load average at the end
 	Checks []Check // the counts that must hold
 }
 

@@ -80,7 +80,7 @@ func ReadCPU(postmaster int) CPU {
 
 // stat is what ReadCPU takes of a /proc/<pid>/stat line.
 type stat struct {
-	ppid                          string
+	ppid                         string
 	utime, stime, cutime, cstime int64
 }
 

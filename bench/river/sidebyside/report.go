@@ -57,7 +57,9 @@ func (p Pair) EventCPU() time.Duration {
 
 // EventWAL is the WAL flushes per batch the step loop made beyond the
 // quiet loop's.
-func (p Pair) EventWAL() float64 { return perBatch(p.Step.WALSyncs, p.Step) - perBatch(p.Quiet.WALSyncs, p.Quiet) }
+func (p Pair) EventWAL() float64 {
+	return perBatch(p.Step.WALSyncs, p.Step) - perBatch(p.Quiet.WALSyncs, p.Quiet)
+}
 
 // EventTrips is the database round trips per event the step loop made
 // beyond the quiet loop's.
