@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Reproduces every benchmark figure of BENCHMARKS.md and checks the budgets.
 #
-#   bench/run.sh        full run (about 8 minutes on 2 cores): 7 interleaved
-#                       rounds of 1s per benchmark; writes bench/results/snapshot/ and bench/charts/
+#   bench/run.sh        full run (about 8 minutes on 2 cores, and about 30 more
+#                       for River beside the ledger at 100k and 1M, 3 pairs
+#                       each): 7 interleaved rounds of 1s per benchmark;
+#                       writes bench/results/snapshot/ and bench/charts/
 #   bench/run.sh --ci   fast run for CI (under 3 minutes on 2 cores): 3 rounds
-#                       of fixed iterations, 1s load runs; writes bench/results/ci/
+#                       of fixed iterations, 1s load runs, one pair of 2,000
+#                       items beside River; writes bench/results/ci/
 #
 # Exits 1 when a deterministic budget (allocations, connections, errors,
 # bytes per waiting call, the fleet's 429s and shared rate, reconciliation's
@@ -23,9 +26,11 @@ esac
 if [ "$mode" = ci ]; then
   out=results/ci charts=results/ci/charts
   count=3 benchtime=2000x duration=1s poll=4s fleet=5s mix=2000 backlog=2000
+  river_n=2000 river_pairs=1
 else
   out=results/snapshot charts=charts
   count=7 benchtime=1s duration=2s poll=4s fleet=10s mix=10000 backlog=10000
+  river_n=100000,1000000 river_pairs=3
 fi
 mkdir -p "$out" "$charts"
 
@@ -66,6 +71,13 @@ go run ./cmd/fleet -duration="$fleet" -cost-rounds="$count" -out="$out/fleet.jso
 
 step "reconcile: memory per tracked order, status checks over the mix, a due backlog under a rate limit"
 go run ./cmd/reconcile -orders="$mix" -backlog="$backlog" -out="$out/reconcile.json"
+
+step "River beside the ledger: burn-down, step loop and quiet loop interleaved on one PostgreSQL ($river_n items, $river_pairs pair(s) each)"
+# A module of its own outside the workspace (River declares go 1.26.0); it
+# starts a PostgreSQL of its own on the durable defaults. Exits 1 only when
+# a count fails (a job, order or event not done exactly once); the ratios
+# and the budgets are printed (PASS/INFO), never judged.
+(cd river && GOWORK=off go run ./cmd/sidebyside -n "$river_n" -pairs "$river_pairs" -md "../$out/river.md") | tee "$out/river.txt"
 
 step "charts"
 go run ./cmd/charts -bench="$out/bench.txt" -load="$out/concurrency.json" -fleet="$out/fleet.json" -out="$charts" -tables="$out/tables.md"

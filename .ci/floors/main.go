@@ -44,6 +44,7 @@ type pkg struct {
 	TestImports  []string
 	XTestImports []string
 	Module       *struct{ Path string }
+	Error        *struct{ Err string }
 }
 
 // arrow is one import between two of the repository's packages.
@@ -76,9 +77,13 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	work, err := workspace()
+	if err != nil {
+		fail(err)
+	}
 	var pkgs []pkg
 	for _, dir := range mods {
-		p, err := list(dir)
+		p, err := list(dir, work[filepath.Clean(dir)])
 		if err != nil {
 			fail(err)
 		}
@@ -166,10 +171,33 @@ func modules(dir string) ([]string, error) {
 	return mods, err
 }
 
-// list runs `go list -json ./...` in a module's directory.
-func list(dir string) ([]pkg, error) {
+// workspace is the set of module directories go.work uses, cleaned.
+func workspace() (map[string]bool, error) {
+	out, err := exec.Command("go", "work", "edit", "-json").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go work edit -json: %v", err)
+	}
+	var w struct{ Use []struct{ DiskPath string } }
+	if err := json.Unmarshal(out, &w); err != nil {
+		return nil, fmt.Errorf("go work edit -json: %v", err)
+	}
+	use := map[string]bool{}
+	for _, u := range w.Use {
+		use[filepath.Clean(u.DiskPath)] = true
+	}
+	return use, nil
+}
+
+// list runs `go list -json ./...` in a module's directory: in the
+// workspace when go.work uses the module, else with GOWORK=off (a module
+// kept out of it, such as bench/river, whose go line is above the floor).
+// A pattern that matched no module is an error, not an empty list.
+func list(dir string, inWorkspace bool) ([]pkg, error) {
 	cmd := exec.Command("go", "list", "-e", "-json", "./...")
 	cmd.Dir = dir
+	if !inWorkspace {
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -184,6 +212,9 @@ func list(dir string) ([]pkg, error) {
 			return pkgs, nil
 		} else if err != nil {
 			return nil, fmt.Errorf("go list in %s: %v", dir, err)
+		}
+		if p.Module == nil && p.Error != nil {
+			return nil, fmt.Errorf("go list in %s: %s", dir, p.Error.Err)
 		}
 		pkgs = append(pkgs, p)
 	}
