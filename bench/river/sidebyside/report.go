@@ -239,12 +239,21 @@ func Verdict(series []Series, w io.Writer) bool {
 	return ok
 }
 
+// load1 is r's one-minute load average.
+func load1(r Run) string {
+	f := strings.Fields(r.Load)
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}
+
 func micro(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // Markdown writes the series as BENCHMARKS.md's table: a row per pair,
 // then the min, median and max of the ratios.
 func Markdown(series []Series, w io.Writer) {
-	fmt.Fprintln(w, "| N | pair | load (1/5/15 min) | River jobs/s | step orders/s | quiet orders/s | River CPU µs/job (Go / backends / rest) | step CPU µs/order (Go / backends / rest) | quiet CPU µs/order (Go / backends / rest) | ledger÷River rate | ledger÷River CPU | step÷quiet CPU | µs CPU per event | WAL flushes per batch, step / quiet | round trips per batch, step / quiet |")
+	fmt.Fprintln(w, "| N | pair | 1-min load after River / step / quiet | River jobs/s | step orders/s | quiet orders/s | River CPU µs/job (Go / backends / rest) | step CPU µs/order (Go / backends / rest) | quiet CPU µs/order (Go / backends / rest) | ledger÷River rate | ledger÷River CPU | step÷quiet CPU | µs CPU per event | WAL flushes per batch, step / quiet | round trips per batch, step / quiet |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	cpu := func(r Run) string {
 		return fmt.Sprintf("%s (%s / %s / %s)", µs(r.PerItem(r.CPU.Total())), µs(r.PerItem(r.CPU.Go)), µs(r.PerItem(r.CPU.Backends)), µs(r.PerItem(r.CPU.Rest)))
@@ -252,7 +261,7 @@ func Markdown(series []Series, w io.Writer) {
 	for _, s := range series {
 		for i, p := range s.Pairs {
 			fmt.Fprintf(w, "| %d | %d | %s | %.0f | %.0f | %.0f | %s | %s | %s | %.2f | %.2f | %.2f | %.0f | %.2f / %.2f | %.2f / %.2f |\n",
-				s.N, i+1, p.Step.Load, p.River.Rate(), p.Step.Rate(), p.Quiet.Rate(), cpu(p.River), cpu(p.Step), cpu(p.Quiet),
+				s.N, i+1, load1(p.River)+" / "+load1(p.Step)+" / "+load1(p.Quiet), p.River.Rate(), p.Step.Rate(), p.Quiet.Rate(), cpu(p.River), cpu(p.Step), cpu(p.Quiet),
 				p.RateRatio(), p.CPURatio(), p.StepOverQuiet(), micro(p.EventCPU()),
 				perBatch(p.Step.WALSyncs, p.Step), perBatch(p.Quiet.WALSyncs, p.Quiet),
 				perBatch(p.Step.Calls.RoundTrips, p.Step), perBatch(p.Quiet.Calls.RoundTrips, p.Quiet))
