@@ -107,7 +107,7 @@ func (b *Bench) Ledger(ctx context.Context, n int, events bool) (Run, error) {
 		for i, l := range ls {
 			cs[i] = outcome(l, now, events)
 		}
-		errs, err := commitBatch(ctx, b.store, now, cs, deliver)
+		errs, err := commitBatch(ctx, b.store, cs, deliver)
 		if err != nil {
 			return run, fmt.Errorf("commit: %w", err)
 		}
