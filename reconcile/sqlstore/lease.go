@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,17 +26,19 @@ func (s *store) Lease(ctx context.Context, now time.Time, limit int, ttl time.Du
 	if err != nil {
 		return nil, err
 	}
-	var clockNS any
-	if s.clock != nil {
-		clockNS = s.clock().UnixNano()
+	var out []reconcile.Lease
+	if s.d == Postgres {
+		bctx, cancel := s.bound(ctx)
+		defer cancel()
+		rows, qerr := s.db.QueryContext(bctx, s.q.leaseQuery(limit), s.clockArg(), now.UnixNano(), tok, int64(ttl), int64(ttl))
+		if qerr != nil {
+			return nil, fmt.Errorf("sqlstore: leasing: %w", qerr)
+		}
+		out, _, err = scanLeases(rows, tok, false)
+	} else {
+		clock := s.clock().UnixNano()
+		out, err = s.sqliteLease(ctx, tok, clock+int64(ttl), s.q.leaseQuery(limit), clock, now.UnixNano(), tok, int64(ttl))
 	}
-	bctx, cancel := s.bound(ctx)
-	defer cancel()
-	rows, err := s.db.QueryContext(bctx, s.q.leaseQuery(limit), clockNS, now.UnixNano(), tok, int64(ttl))
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: leasing: %w", err)
-	}
-	out, err := scanLeases(rows, tok)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: leasing: %w", err)
 	}
@@ -49,19 +52,64 @@ func (s *store) Lease(ctx context.Context, now time.Time, limit int, ttl time.Du
 	return out, nil
 }
 
-// scanLeases reads the rows of orderColumns as leases under tok, and
-// closes rows.
-func scanLeases(rows *sql.Rows, tok int64) ([]reconcile.Lease, error) {
+// sqliteLease runs a SQLite lease under tok in one transaction: query
+// (args) leases the orders, returning rowid and orderColumns; then the
+// leased orders are due at until, the lease's end (or their own due time,
+// if later).
+// SQLite's RETURNING sees the new row, so the lease itself cannot both
+// move the due time and return the one the order had.
+func (s *store) sqliteLease(ctx context.Context, tok, until int64, query string, args ...any) ([]reconcile.Lease, error) {
+	bctx, cancel := s.bound(ctx)
+	defer cancel()
+	tx, err := s.db.BeginTx(bctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	rows, err := tx.QueryContext(bctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	out, ids, err := scanLeases(rows, tok, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, tx.Commit()
+	}
+	js, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(bctx, s.q.leaseDue, until, string(js)); err != nil {
+		return nil, err
+	}
+	return out, tx.Commit()
+}
+
+// scanLeases reads the rows of orderColumns (after a rowid, returned in
+// rowids, when withRowid) as leases under tok, and closes rows.
+func scanLeases(rows *sql.Rows, tok int64, withRowid bool) (out []reconcile.Lease, rowids []int64, err error) {
 	defer rows.Close()
-	var out []reconcile.Lease
 	for rows.Next() {
-		l, err := scanLease(rows.Scan, tok)
+		scan := rows.Scan
+		if withRowid {
+			scan = func(dest ...any) error {
+				var id int64
+				if err := rows.Scan(append([]any{&id}, dest...)...); err != nil {
+					return err
+				}
+				rowids = append(rowids, id)
+				return nil
+			}
+		}
+		l, err := scanLease(scan, tok)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, l)
 	}
-	return out, rows.Err()
+	return out, rowids, rows.Err()
 }
 
 func scanLease(scan func(...any) error, tok int64) (reconcile.Lease, error) {
@@ -79,6 +127,8 @@ func scanLease(scan func(...any) error, tok int64) (reconcile.Lease, error) {
 }
 
 // LeaseOrder measures the lease on the store's clock; now is not used.
+// The order is due at the lease's end (or its own due time, if later)
+// until a commit or a release says when.
 func (s *store) LeaseOrder(ctx context.Context, orderID string, _ time.Time, ttl time.Duration) (reconcile.Lease, error) {
 	if !reconcile.Trackable(orderID) {
 		return reconcile.Lease{}, errNoSuchID
@@ -87,16 +137,22 @@ func (s *store) LeaseOrder(ctx context.Context, orderID string, _ time.Time, ttl
 	if err != nil {
 		return reconcile.Lease{}, err
 	}
-	bctx, cancel := s.bound(ctx)
-	defer cancel()
-	var row *sql.Row
+	var l reconcile.Lease
 	if s.d == Postgres {
-		row = s.db.QueryRowContext(bctx, s.q.leaseOrder, s.clockArg(), orderID, tok, int64(ttl))
+		bctx, cancel := s.bound(ctx)
+		defer cancel()
+		row := s.db.QueryRowContext(bctx, s.q.leaseOrder, s.clockArg(), orderID, tok, int64(ttl), int64(ttl))
+		l, err = scanLease(row.Scan, tok)
 	} else {
-		now := s.clock().UnixNano()
-		row = s.db.QueryRowContext(bctx, s.q.leaseOrder, tok, now, int64(ttl), orderID, now)
+		clock := s.clock().UnixNano()
+		var ls []reconcile.Lease
+		ls, err = s.sqliteLease(ctx, tok, clock+int64(ttl), s.q.leaseOrder, tok, clock, int64(ttl), orderID, clock)
+		if err == nil && len(ls) == 0 {
+			err = sql.ErrNoRows
+		} else if err == nil {
+			l = ls[0]
+		}
 	}
-	l, err := scanLease(row.Scan, tok)
 	switch {
 	case err == nil:
 		return l, nil
@@ -105,6 +161,8 @@ func (s *store) LeaseOrder(ctx context.Context, orderID string, _ time.Time, ttl
 	case !errors.Is(err, sql.ErrNoRows):
 		return reconcile.Lease{}, fmt.Errorf("sqlstore: leasing order %q: %w", orderID, err)
 	}
+	bctx, cancel := s.bound(ctx)
+	defer cancel()
 	// Not leased: say why.
 	var due, until sql.NullInt64
 	if err := s.db.QueryRowContext(bctx, s.q.orderLease, orderID).Scan(&due, &until); err != nil {
@@ -126,7 +184,8 @@ func isLockNotAvailable(err error) bool {
 	return errors.As(err, &st) && st.SQLState() == "55P03"
 }
 
-// Extend measures the lease on the store's clock; now is not used.
+// Extend measures the lease on the store's clock; now is not used. The
+// order is due at the lease's new end (or its own due time, if later).
 func (s *store) Extend(ctx context.Context, l reconcile.Lease, _ time.Time, ttl time.Duration) error {
 	if err := s.leased(ctx, s.db, s.q.extend, s.clockArg(), int64(ttl), l.Order.ID, token(l)); err != nil {
 		return fmt.Errorf("sqlstore: extending the lease of %q: %w", l.Order.ID, err)
@@ -191,23 +250,41 @@ func (s *store) inTx(ctx context.Context, query string, fn func(*sql.Stmt, conte
 	return tx.Commit()
 }
 
-// nextDueRows bounds the rows NextDue reads: the leased orders due before
-// the first free one (a step's batch or a few) and that one.
+// nextDueRows bounds the rows NextDue walks when the first order in due
+// order is held and due at now (a sweeper whose clock is ahead of the
+// store's).
 const nextDueRows = 512
 
-// NextDue walks the orders in due order (the due index) up to the first
-// one not leased: an order can be leased at its due time, or, while
-// leased, when its lease expires if that is later: on the store's clock,
-// read in the same statement, and answered in the sweeper's time as now
-// plus the lease's time left. Orders after the first free one are due
-// after it. When nextDueRows orders are all leased, the last one's due
-// time stands in for the rest (early, never late).
+// NextDue reads the first order in due order. A leased order is due at its
+// lease's end on the store's clock (Lease, LeaseOrder and Extend move its
+// due time there), so the first order's due time is the answer when it is
+// free, or held and due after now; held, it is answered as now plus the
+// lease's time left, as the store's clock measures it, when that is later.
+// Only when the first order is held and due at now (this sweeper's clock
+// is ahead of the store's) does NextDue walk the orders in due order up
+// to the first one not leased. When nextDueRows orders are all leased, the
+// last one's due time stands in for the rest (early, never late).
 func (s *store) NextDue(ctx context.Context, now time.Time) (time.Time, bool, error) {
-	bctx, cancel := s.bound(ctx)
-	defer cancel()
-	rows, err := s.db.QueryContext(bctx, s.q.nextDue, s.clockArg())
+	next, ok, walk, err := s.nextDue(ctx, s.q.nextDue, now)
+	if err == nil && walk {
+		next, ok, _, err = s.nextDue(ctx, s.q.nextDueWalk, now)
+	}
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("sqlstore: next due: %w", err)
+	}
+	return next, ok, nil
+}
+
+// nextDue reads the orders query returns (due_ns, lease_until_ns, the
+// store's clock) up to the first one not leased. walk reports that the
+// first is held by a lease past its due time at now: the orders after it
+// may be due sooner.
+func (s *store) nextDue(ctx context.Context, query string, now time.Time) (next time.Time, ok, walk bool, err error) {
+	bctx, cancel := s.bound(ctx)
+	defer cancel()
+	rows, err := s.db.QueryContext(bctx, query, s.clockArg())
+	if err != nil {
+		return time.Time{}, false, false, err
 	}
 	defer rows.Close()
 	var (
@@ -219,7 +296,7 @@ func (s *store) NextDue(ctx context.Context, now time.Time) (time.Time, bool, er
 		var due, clock int64
 		var until sql.NullInt64
 		if err := rows.Scan(&due, &until, &clock); err != nil {
-			return time.Time{}, false, fmt.Errorf("sqlstore: next due: %w", err)
+			return time.Time{}, false, false, err
 		}
 		at := due
 		held := until.Valid && until.Int64 > clock
@@ -227,23 +304,26 @@ func (s *store) NextDue(ctx context.Context, now time.Time) (time.Time, bool, er
 			// The lease ends on the store's clock; in the sweeper's time
 			// that is now plus the lease's time left.
 			at = max(due, now.UnixNano()+(until.Int64-clock))
+			if n == 0 {
+				walk = due <= now.UnixNano()
+			}
 		}
 		if n == 0 || at < best {
 			best = at
 		}
 		n, last = n+1, due
-		if free = !held; free {
+		if free = !held; free || !walk {
 			break
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return time.Time{}, false, fmt.Errorf("sqlstore: next due: %w", err)
+		return time.Time{}, false, false, err
 	}
 	if n == 0 {
-		return time.Time{}, false, nil
+		return time.Time{}, false, false, nil
 	}
 	if !free && n == nextDueRows && last < best {
 		best = last
 	}
-	return time.Unix(0, best).UTC(), true, nil
+	return time.Unix(0, best).UTC(), true, walk, nil
 }

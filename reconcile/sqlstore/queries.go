@@ -20,10 +20,11 @@ type queries struct {
 	track, amount          string
 	leaseOrder, orderLease string // leaseOrder: now, id, token, ttl; orderLease: id, now (why not)
 	extend                 string // now, ttl, id, token
+	leaseDue               string // SQLite: a lease's orders due at its end: due, JSON array of rowids
 	event                  string
 	release                string // SQLite: due, id, token; PostgreSQL: ids, tokens, dues
 	commitMany             string // PostgreSQL: now, ids, tokens, states, dues, checked, failures, reasons; SQLite: now, JSON
-	nextDue                string
+	nextDue, nextDueWalk   string // now: the first order in due order; up to nextDueRows of them
 	untrack                string // now, id
 	dropPending            string // id: an untracked order's undelivered deliveries
 	// fanOut records an event's deliveries: delivered to the committing
@@ -50,24 +51,38 @@ func newQueries(d Dialect) queries {
 	q.track = `INSERT INTO ` + OrdersTable + ` (order_id, amount_paise, created_ns, state, due_ns, updated_ns) VALUES (?, ?, ?, ?, ?, ` + now + `)
 		ON CONFLICT (order_id) DO NOTHING`
 	q.amount = `SELECT amount_paise FROM ` + OrdersTable + ` WHERE order_id = ?`
-	q.extend = `UPDATE ` + OrdersTable + ` SET lease_until_ns = ` + now + ` + ? WHERE order_id = ? AND lease_token = ?`
+	// A leased order is due at its lease's end (or later, at its own due
+	// time, when LeaseOrder took it early): it leaves the range of orders
+	// due now, so that another sweeper's lease does not walk past it, and
+	// NextDue reads it as due then. Arguments: now, ttl, id, token.
+	if d == Postgres {
+		q.extend = `WITH clock AS (SELECT COALESCE($1::BIGINT, ` + pgNow + `) AS ns)
+		UPDATE ` + OrdersTable + ` o SET lease_until_ns = clock.ns + $2, due_ns = GREATEST(o.due_ns, clock.ns + $2)
+		FROM clock WHERE o.order_id = $3 AND o.lease_token = $4`
+	} else {
+		q.extend = `UPDATE ` + OrdersTable + ` SET lease_until_ns = ?1 + ?2, due_ns = MAX(due_ns, ?1 + ?2)
+		WHERE order_id = ?3 AND lease_token = ?4`
+	}
 	q.event = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	q.fanOut = `INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns, delivered_ns)
 		SELECT CAST(? AS TEXT), CAST(? AS TEXT), c.name, CAST(? AS BIGINT), CASE WHEN c.name = CAST(? AS TEXT) THEN ` + now + ` END
 		FROM (SELECT name FROM ` + ConsumersTable + ` UNION SELECT CAST(? AS TEXT)) AS c`
 	q.untrack = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, state = 'untracked', due_ns = NULL, lease_token = NULL, lease_until_ns = NULL
 		WHERE order_id = ? AND state NOT IN ('paid', 'late_paid', 'mismatch')`
-	// The orders in due order (nextDueRows of them at most), with the
-	// store's clock: NextDue reads them up to the first one not leased.
 	q.dropPending = `DELETE FROM ` + DeliveriesTable + ` WHERE order_id = ? AND delivered_ns IS NULL`
-	q.nextDue = `SELECT due_ns, lease_until_ns, ` + now + ` FROM ` + OrdersTable + ` WHERE due_ns IS NOT NULL ORDER BY due_ns LIMIT ` + strconv.Itoa(nextDueRows)
+	// The first order in due order, and (nextDueWalk) the first
+	// nextDueRows of them, with the store's clock: NextDue reads the first,
+	// and walks on only when it is held by a lease whose end is past now in
+	// the time of the sweeper that took it.
+	nextDue := `SELECT due_ns, lease_until_ns, ` + now + ` FROM ` + OrdersTable + ` WHERE due_ns IS NOT NULL ORDER BY due_ns LIMIT `
+	q.nextDue, q.nextDueWalk = nextDue+`1`, nextDue+strconv.Itoa(nextDueRows)
 	if d == Postgres {
 		q.leaseOrder = `WITH clock AS (SELECT ` + now + ` AS ns),
-			held AS (SELECT order_id FROM ` + OrdersTable + ` WHERE order_id = ? FOR UPDATE NOWAIT)
-			UPDATE ` + OrdersTable + ` o SET lease_token = ?, lease_until_ns = clock.ns + ?
+			held AS (SELECT order_id, due_ns FROM ` + OrdersTable + ` WHERE order_id = ? FOR UPDATE NOWAIT)
+			UPDATE ` + OrdersTable + ` o SET lease_token = ?, lease_until_ns = clock.ns + ?, due_ns = GREATEST(o.due_ns, clock.ns + ?)
 			FROM held, clock
 			WHERE o.order_id = held.order_id AND o.due_ns IS NOT NULL AND (o.lease_until_ns IS NULL OR o.lease_until_ns <= clock.ns)
-			RETURNING o.order_id, o.amount_paise, o.created_ns, o.state, o.due_ns, o.failures`
+			RETURNING o.order_id, o.amount_paise, o.created_ns, o.state, held.due_ns, o.failures`
 		q.hold = `SELECT o.order_id FROM ` + OrdersTable + ` o
 			JOIN unnest(?::TEXT[], ?::BIGINT[]) AS u(order_id, token) ON o.order_id = u.order_id AND o.lease_token = u.token
 			FOR UPDATE OF o`
@@ -90,9 +105,13 @@ func newQueries(d Dialect) queries {
 			WHERE o.order_id = u.order_id AND o.lease_token = u.token
 			RETURNING o.order_id`
 	} else {
+		// SQLite's RETURNING sees the new row: the lease returns the due
+		// time, and leaseDue then moves it to the lease's end, in the same
+		// transaction.
 		q.leaseOrder = `UPDATE ` + OrdersTable + ` SET lease_token = ?, lease_until_ns = ? + ?
 			WHERE order_id = ? AND due_ns IS NOT NULL AND (lease_until_ns IS NULL OR lease_until_ns <= ?)
-			RETURNING ` + orderColumns
+			RETURNING rowid, ` + orderColumns
+		q.leaseDue = `UPDATE ` + OrdersTable + ` SET due_ns = MAX(due_ns, ?) WHERE rowid IN (SELECT value FROM json_each(?))`
 		q.release = `UPDATE ` + OrdersTable + ` SET due_ns = ?, lease_token = NULL, lease_until_ns = NULL
 			WHERE order_id = ? AND lease_token = ?`
 		// A write (of nothing): it takes the database's write lock at
@@ -113,7 +132,7 @@ func newQueries(d Dialect) queries {
 	}
 	q.orderLease = `SELECT due_ns, lease_until_ns FROM ` + OrdersTable + ` WHERE order_id = ?`
 	if d == Postgres {
-		for _, p := range []*string{&q.track, &q.amount, &q.extend, &q.event, &q.untrack, &q.dropPending, &q.nextDue,
+		for _, p := range []*string{&q.track, &q.amount, &q.event, &q.untrack, &q.dropPending, &q.nextDue, &q.nextDueWalk,
 			&q.leaseOrder, &q.release, &q.commitMany, &q.orderLease, &q.fanOut, &q.hold, &q.eventMany, &q.fanOutMany} {
 			*p = numbered(*p)
 		}
@@ -127,22 +146,30 @@ func newQueries(d Dialect) queries {
 // tenth of the table and may scan it all). The rows picked are updated
 // through the primary key (order_id = ANY of their ids): a join with the
 // CTE was planned as a hash join over a scan of the whole table.
+//
+// A leased order is due at the lease's end (the store's clock + ttl): it
+// leaves the range the others' leases read, so that none walks past it,
+// and an expired lease is simply due. The lease returns the due
+// time the order had (the picked rows' on PostgreSQL; on SQLite, whose
+// RETURNING sees the new row, leaseDue moves it afterwards, in the same
+// transaction).
 func (q queries) leaseQuery(limit int) string {
 	lim := strconv.Itoa(limit)
 	if q.d == Postgres {
 		return numbered(`WITH clock AS (SELECT COALESCE(?::BIGINT, ` + pgNow + `) AS ns),
-			picked AS (SELECT order_id FROM ` + OrdersTable + `
+			picked AS (SELECT order_id, due_ns FROM ` + OrdersTable + `
 				WHERE due_ns IS NOT NULL AND due_ns <= ? AND (lease_until_ns IS NULL OR lease_until_ns <= (SELECT ns FROM clock))
-				ORDER BY due_ns LIMIT ` + lim + ` FOR UPDATE SKIP LOCKED)
-			UPDATE ` + OrdersTable + ` o SET lease_token = ?, lease_until_ns = (SELECT ns FROM clock) + ?
-			WHERE o.order_id = ANY (ARRAY(SELECT order_id FROM picked))
-			RETURNING ` + orderColumns)
+				ORDER BY due_ns LIMIT ` + lim + ` FOR UPDATE SKIP LOCKED),
+			leased AS (UPDATE ` + OrdersTable + ` o SET lease_token = ?, lease_until_ns = (SELECT ns FROM clock) + ?, due_ns = GREATEST(o.due_ns, (SELECT ns FROM clock) + ?)
+				WHERE o.order_id = ANY (ARRAY(SELECT order_id FROM picked))
+				RETURNING o.order_id, o.amount_paise, o.created_ns, o.state, o.failures)
+			SELECT l.order_id, l.amount_paise, l.created_ns, l.state, p.due_ns, l.failures FROM leased l JOIN picked p ON p.order_id = l.order_id`)
 	}
 	return `UPDATE ` + OrdersTable + ` SET lease_token = ?3, lease_until_ns = ?1 + ?4
 		WHERE rowid IN (SELECT rowid FROM ` + OrdersTable + `
 			WHERE due_ns IS NOT NULL AND due_ns <= ?2 AND (lease_until_ns IS NULL OR lease_until_ns <= ?1)
 			ORDER BY due_ns LIMIT ` + lim + `)
-		RETURNING ` + orderColumns
+		RETURNING rowid, ` + orderColumns
 }
 
 // inList is "(?, ?, …)" with n placeholders.

@@ -50,14 +50,15 @@ type sent struct {
 func statementsOf(d Dialect) map[string]string {
 	q := newQueries(d)
 	return map[string]string{
-		"lease":      q.leaseQuery(1000),
-		"leaseOrder": q.leaseOrder,
-		"extend":     q.extend,
-		"hold":       q.hold,
-		"commitMany": q.commitMany,
-		"release":    q.release,
-		"nextDue":    q.nextDue,
-		"untrack":    q.untrack,
+		"lease":       q.leaseQuery(1000),
+		"leaseOrder":  q.leaseOrder,
+		"extend":      q.extend,
+		"hold":        q.hold,
+		"commitMany":  q.commitMany,
+		"release":     q.release,
+		"nextDue":     q.nextDue,
+		"nextDueWalk": q.nextDueWalk,
+		"untrack":     q.untrack,
 	}
 }
 

@@ -117,7 +117,9 @@ func TestTrackTxIsTheCallersTransaction(t *testing.T) {
 // TestLeaseExpiresOnTheStoresClock: a lease's expiry is the store's clock
 // plus the TTL, whatever now a sweeper passes: a sweeper an hour ahead
 // cannot take a held order, and once the store's clock passes the expiry
-// any sweeper can.
+// any sweeper can. The order is due then (a lease moves it there): a
+// sweeper behind the store's clock takes it when its own clock gets there,
+// as it takes every order due.
 func TestLeaseExpiresOnTheStoresClock(t *testing.T) {
 	eachDialect(t, func(t *testing.T, c clocked) {
 		ctx := testCtx(t)
@@ -131,11 +133,14 @@ func TestLeaseExpiresOnTheStoresClock(t *testing.T) {
 		c.clk.Set(t0.Add(29 * time.Second))
 		require.NoError(t, c.st.Extend(ctx, first[0], t0.Add(time.Hour), 30*time.Second), "extended to store time 59 s: the sweeper's now is not used")
 		c.clk.Set(t0.Add(58 * time.Second))
-		again, err = c.st.Lease(ctx, t0, 10, 30*time.Second)
+		again, err = c.st.Lease(ctx, t0.Add(time.Hour), 10, 30*time.Second)
 		require.NoError(t, err)
 		assert.Empty(t, again, "extended")
 		c.clk.Set(t0.Add(59 * time.Second))
-		again, err = c.st.Lease(ctx, t0, 10, 30*time.Second)
+		again, err = c.st.Lease(ctx, t0.Add(59*time.Second-time.Nanosecond), 10, 30*time.Second)
+		require.NoError(t, err)
+		assert.Empty(t, again, "due at the lease's end")
+		again, err = c.st.Lease(ctx, t0.Add(59*time.Second), 10, 30*time.Second)
 		require.NoError(t, err)
 		require.Equal(t, []string{ord(1).ID}, leaseIDs(again), "expired on the store's clock")
 		assert.NotEqual(t, first[0].Token, again[0].Token)
