@@ -30,12 +30,19 @@ var (
 	ledgerSweepers = flag.String("ledger-sweepers", "1,4", "sweeper counts TestLedgerThroughput runs, comma-separated")
 	ledgerBatch    = flag.Int("ledger-batch", 1000, "orders a sweeper leases and commits at once in TestLedgerThroughput")
 	planOrders     = flag.Int("plan-orders", 100000, "orders in the table TestQueryPlans explains")
+	ledgerIDLen    = flag.Int("ledger-id-len", 9, "bytes of each order id TestLedgerThroughput loads: b-0000001 (9), or longer, zero-padded (28 for a shop's ids)")
 )
 
 // loadOrders tracks n orders b-0000001 … due from t0, one per microsecond,
 // in one statement (generate_series / a recursive CTE), as Track writes
 // them, and updates the planner's statistics.
 func loadOrders(t testing.TB, db *sql.DB, d sqlstore.Dialect, n int) {
+	loadOrdersWithIDs(t, db, d, n, 9)
+}
+
+// loadOrdersWithIDs is loadOrders with ids of idLen bytes (at least 9):
+// b- and the number, zero-padded.
+func loadOrdersWithIDs(t testing.TB, db *sql.DB, d sqlstore.Dialect, n, idLen int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -43,14 +50,14 @@ func loadOrders(t testing.TB, db *sql.DB, d sqlstore.Dialect, n int) {
 	var err error
 	if d == sqlstore.Postgres {
 		_, err = db.ExecContext(ctx, `INSERT INTO `+sqlstore.OrdersTable+` (order_id, amount_paise, created_ns, state, due_ns, updated_ns)
-			SELECT 'b-' || lpad(i::TEXT, 7, '0'), 10000 + i % 1000, $1::BIGINT + i, 'pending', $1::BIGINT + i * 1000, $1::BIGINT
-			FROM generate_series(1, $2::INTEGER) AS i`, base, n)
+			SELECT 'b-' || lpad(i::TEXT, $3::INTEGER - 2, '0'), 10000 + i % 1000, $1::BIGINT + i, 'pending', $1::BIGINT + i * 1000, $1::BIGINT
+			FROM generate_series(1, $2::INTEGER) AS i`, base, n, max(idLen, 9))
 		require.NoError(t, err)
 		_, err = db.ExecContext(ctx, `VACUUM ANALYZE `+sqlstore.OrdersTable)
 	} else {
 		_, err = db.ExecContext(ctx, `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?)
 			INSERT INTO `+sqlstore.OrdersTable+` (order_id, amount_paise, created_ns, state, due_ns, updated_ns)
-			SELECT printf('b-%07d', i), 10000 + i % 1000, ? + i, 'pending', ? + i * 1000, ? FROM s`, n, base, base, base)
+			SELECT printf('b-%0*d', ?, i), 10000 + i % 1000, ? + i, 'pending', ? + i * 1000, ? FROM s`, n, max(idLen, 9)-2, base, base, base)
 		require.NoError(t, err)
 		_, err = db.ExecContext(ctx, `ANALYZE`)
 	}
@@ -59,21 +66,16 @@ func loadOrders(t testing.TB, db *sql.DB, d sqlstore.Dialect, n int) {
 
 // bytesPerOrder is the store's tables and indexes on disk over n orders.
 func bytesPerOrder(t testing.TB, db *sql.DB, d sqlstore.Dialect, n int) float64 {
+	return float64(ledgerBytes(t, db, d)) / float64(n)
+}
+
+// hotUpdates reads the orders table's updates and HOT updates so far from
+// pg_stat_user_tables (as the backends have reported them).
+func hotUpdates(t testing.TB, db *sql.DB) (upd, hot int64) {
 	t.Helper()
-	ctx := context.Background()
-	var size int64
-	if d == sqlstore.Postgres {
-		require.NoError(t, db.QueryRowContext(ctx, `SELECT pg_total_relation_size($1) + pg_total_relation_size($2)`,
-			sqlstore.OrdersTable, sqlstore.EventsTable).Scan(&size))
-	} else {
-		_, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
-		require.NoError(t, err)
-		var pages, pageSize int64
-		require.NoError(t, db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages))
-		require.NoError(t, db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize))
-		size = pages * pageSize
-	}
-	return float64(size) / float64(n)
+	require.NoError(t, db.QueryRowContext(context.Background(), `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = $1`,
+		sqlstore.OrdersTable).Scan(&upd, &hot))
+	return upd, hot
 }
 
 // sweepTimes says where the last sweep's time went.
@@ -181,10 +183,10 @@ func TestLedgerThroughput(t *testing.T) {
 				db.SetMaxIdleConns(16)
 			}
 			start := time.Now()
-			loadOrders(t, db, dc.d, n)
+			loadOrdersWithIDs(t, db, dc.d, n, *ledgerIDLen)
 			loaded := time.Since(start)
 			size := bytesPerOrder(t, db, dc.d, n)
-			t.Logf("%s: %d orders loaded in %v; %.0f bytes per tracked order", dc.name, n, loaded.Round(time.Millisecond), size)
+			t.Logf("%s: %d orders (%d-byte ids) loaded in %v; %.0f bytes per tracked order", dc.name, n, max(*ledgerIDLen, 9), loaded.Round(time.Millisecond), size)
 			now := t0.Add(time.Duration(n) * time.Microsecond)
 			postmaster := 0 // SQLite: this process only
 			if dc.d == sqlstore.Postgres {
@@ -192,6 +194,10 @@ func TestLedgerThroughput(t *testing.T) {
 			}
 			for pass, k := range counts {
 				next := now.Add(time.Hour)
+				var upd0, hot0 int64
+				if dc.d == sqlstore.Postgres {
+					upd0, hot0 = hotUpdates(t, db)
+				}
 				self0, pg0, be0 := cpuTimes(postmaster)
 				start := time.Now()
 				committed, failed, twice, err := sweep(ctx, st, k, *ledgerBatch, now, next)
@@ -210,6 +216,8 @@ func TestLedgerThroughput(t *testing.T) {
 					cpu = fmt.Sprintf("Go %.1f µs, PostgreSQL %.1f µs (its backends %.1f, the rest %.1f)",
 						perOrder(self1-self0), perOrder(pg1-pg0), perOrder(be1-be0), perOrder(pg1-pg0-(be1-be0)))
 					busy += pg1 - pg0
+					upd1, hot1 := hotUpdates(t, db)
+					cpu += fmt.Sprintf("; HOT updates %d of %d", hot1-hot0, upd1-upd0)
 				}
 				t.Logf("%s | %d orders | %d sweeper(s) | batch %d | %.0f orders/s (%s) | CPU per order: %s; cores busy %.2f | load %s",
 					dc.name, n, k, *ledgerBatch, float64(committed)/elapsed.Seconds(), sweepTimes, cpu, float64(busy)/float64(elapsed), loadAverage())
@@ -226,26 +234,28 @@ func TestLedgerThroughput(t *testing.T) {
 // planArgs are EXECUTE arguments for each statement (PostgreSQL): the
 // values do not change a generic plan.
 var planArgs = map[string]string{
-	"lease":      `(NULL, 1, 1, 1)`,
-	"leaseOrder": `(NULL, 'b-0000001', 1, 1)`,
-	"extend":     `(NULL, 1, 'b-0000001', 1)`,
-	"hold":       `(ARRAY['b-0000001'], ARRAY[1])`,
-	"commitMany": `(NULL, ARRAY['b-0000001'], ARRAY[1], ARRAY['pending'], ARRAY[1], ARRAY[1], ARRAY[0], ARRAY[''])`,
-	"release":    `(ARRAY['b-0000001'], ARRAY[1], ARRAY[1])`,
-	"nextDue":    `(NULL)`,
-	"untrack":    `(NULL, 'b-0000001')`,
+	"lease":       `(NULL, 1, 1, 1, 1)`,
+	"leaseOrder":  `(NULL, 'b-0000001', 1, 1, 1)`,
+	"extend":      `(NULL, 1, 'b-0000001', 1)`,
+	"hold":        `(ARRAY['b-0000001'], ARRAY[1])`,
+	"commitMany":  `(NULL, ARRAY['b-0000001'], ARRAY[1], ARRAY['pending'], ARRAY[1], ARRAY[1], ARRAY[0], ARRAY[''])`,
+	"release":     `(ARRAY['b-0000001'], ARRAY[1], ARRAY[1])`,
+	"nextDue":     `(NULL)`,
+	"nextDueWalk": `(NULL)`,
+	"untrack":     `(NULL, 'b-0000001')`,
 }
 
 // planIndex is the index each statement must find its rows through.
 var planIndex = map[string]string{
-	"lease":      sqlstore.OrdersTable + "_due",
-	"nextDue":    sqlstore.OrdersTable + "_due",
-	"leaseOrder": sqlstore.OrdersTable + "_pkey",
-	"extend":     sqlstore.OrdersTable + "_pkey",
-	"hold":       sqlstore.OrdersTable + "_pkey",
-	"commitMany": sqlstore.OrdersTable + "_pkey",
-	"release":    sqlstore.OrdersTable + "_pkey",
-	"untrack":    sqlstore.OrdersTable + "_pkey",
+	"lease":       sqlstore.OrdersTable + "_due",
+	"nextDue":     sqlstore.OrdersTable + "_due",
+	"nextDueWalk": sqlstore.OrdersTable + "_due",
+	"leaseOrder":  sqlstore.OrdersTable + "_pkey",
+	"extend":      sqlstore.OrdersTable + "_pkey",
+	"hold":        sqlstore.OrdersTable + "_pkey",
+	"commitMany":  sqlstore.OrdersTable + "_pkey",
+	"release":     sqlstore.OrdersTable + "_pkey",
+	"untrack":     sqlstore.OrdersTable + "_pkey",
 }
 
 // TestQueryPlans explains every statement a step runs, prepared, on a
@@ -291,18 +301,67 @@ func TestQueryPlans(t *testing.T) {
 			assert.NotContains(t, text, "Seq Scan on "+sqlstore.OrdersTable, "%s (%s)", name, mode)
 		}
 	}
+	explainHeldLeases(t, conn, db, *planOrders)
+}
+
+// explainHeldLeases runs the fourth sweeper's lease and NextDue with
+// EXPLAIN (ANALYZE, BUFFERS) while three other sweepers hold a batch of
+// 1,000 each (a lease's rows are due at its end, out of the range the
+// others read): the lease reads no held row (no "Rows Removed by
+// Filter"), and NextDue reads its first index entry and row, a handful of
+// buffers. Each mode's lease is rolled back.
+func explainHeldLeases(t *testing.T, conn *sql.Conn, db *sql.DB, n int) {
+	ctx := testCtx(t)
+	st := newStore(t, sqlstore.Postgres, db)
+	now := t0.Add(time.Duration(n) * time.Microsecond)
+	for range 3 {
+		ls, err := st.Lease(ctx, now, 1000, time.Hour)
+		require.NoError(t, err)
+		require.Len(t, ls, 1000)
+	}
+	explain := func(what, stmt string) string {
+		_, err := conn.ExecContext(ctx, `BEGIN`)
+		require.NoError(t, err)
+		defer func() {
+			_, err := conn.ExecContext(ctx, `ROLLBACK`)
+			require.NoError(t, err)
+		}()
+		rows, err := conn.QueryContext(ctx, `EXPLAIN (ANALYZE, BUFFERS) `+stmt)
+		require.NoError(t, err, what)
+		defer rows.Close()
+		var plan []string
+		for rows.Next() {
+			var line string
+			require.NoError(t, rows.Scan(&line))
+			plan = append(plan, line)
+		}
+		require.NoError(t, rows.Err())
+		return strings.Join(plan, "\n")
+	}
+	for _, mode := range []string{"auto", "force_generic_plan"} {
+		_, err := conn.ExecContext(ctx, `SET plan_cache_mode = `+mode)
+		require.NoError(t, err)
+		lease := explain("lease", fmt.Sprintf(`EXECUTE lease(NULL, %d, 7, %d, %d)`, now.UnixNano(), time.Hour, time.Hour))
+		t.Logf("%d orders, 3 sweepers holding 1,000 each, plan_cache_mode=%s, the fourth's lease:\n%s", n, mode, lease)
+		assert.NotContains(t, lease, "Rows Removed by Filter", "%s: the lease walks past no held row", mode)
+		assert.Contains(t, lease, "rows=1000 loops=1", mode)
+		next := explain("nextDue", `EXECUTE nextDue(NULL)`)
+		t.Logf("%d orders, 3 sweepers holding 1,000 each, plan_cache_mode=%s, NextDue:\n%s", n, mode, next)
+		assert.NotContains(t, next, "Rows Removed by Filter", mode)
+	}
 }
 
 // sqlitePlanIndex is the index each SQLite statement must search through.
 var sqlitePlanIndex = map[string]string{
-	"lease":      "USING INTEGER PRIMARY KEY (rowid=?)\nLIST SUBQUERY 1\nSEARCH " + sqlstore.OrdersTable + " USING INDEX " + sqlstore.OrdersTable + "_due",
-	"nextDue":    "USING INDEX " + sqlstore.OrdersTable + "_due",
-	"leaseOrder": "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
-	"extend":     "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
-	"hold":       "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
-	"commitMany": "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
-	"release":    "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
-	"untrack":    "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"lease":       "USING INTEGER PRIMARY KEY (rowid=?)\nLIST SUBQUERY 1\nSEARCH " + sqlstore.OrdersTable + " USING INDEX " + sqlstore.OrdersTable + "_due",
+	"nextDue":     "USING INDEX " + sqlstore.OrdersTable + "_due",
+	"nextDueWalk": "USING INDEX " + sqlstore.OrdersTable + "_due",
+	"leaseOrder":  "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"extend":      "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"hold":        "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"commitMany":  "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"release":     "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
+	"untrack":     "USING INDEX sqlite_autoindex_" + sqlstore.OrdersTable + "_1",
 }
 
 // TestSQLiteQueryPlans is TestQueryPlans on SQLite (EXPLAIN QUERY PLAN):
