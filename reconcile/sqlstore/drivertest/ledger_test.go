@@ -333,7 +333,7 @@ func TestCommitManyOneBatch(t *testing.T) {
 
 // TestReleaseAndNextDue: Release gives leases back due at their old due
 // time; NextDue is the earliest free order's due, or a held order's
-// expiry when that comes first.
+// expiry when that comes first (a lease makes its order due at its end).
 func TestReleaseAndNextDue(t *testing.T) {
 	eachDialect(t, func(t *testing.T, c clocked) {
 		ctx := testCtx(t)
@@ -377,7 +377,7 @@ func TestReleaseAndNextDue(t *testing.T) {
 		assert.Equal(t, t0.Add(time.Hour+30*time.Second), next, "an hour ahead: ord 2's lease ends 30 s from its now")
 		next, _, err = c.st.NextDue(ctx, c.clk.Now().Add(-time.Hour))
 		require.NoError(t, err)
-		assert.Equal(t, t0.Add(10*time.Second), next, "an hour behind: both leases end before ord 1 is due, at 10 s")
+		assert.Equal(t, t0.Add(30*time.Second), next, "an hour behind: a leased order is due at its lease's end, ord 2's at 30 s")
 	})
 }
 
@@ -572,8 +572,9 @@ func TestLeaseOrderOfALockedRowIsHeld(t *testing.T) {
 }
 
 // TestNextDueOfALeaseEndingNow: a lease whose end is the store's clock
-// exactly has expired (Lease takes the order again then), so NextDue
-// answers the order's due time, not the lease's end in the sweeper's time.
+// exactly has expired (Lease takes the order again then): NextDue answers
+// the order's due time, its lease's end, not the lease's end counted from
+// the sweeper's now.
 func TestNextDueOfALeaseEndingNow(t *testing.T) {
 	eachDialect(t, func(t *testing.T, c clocked) {
 		ctx := testCtx(t)
@@ -585,8 +586,8 @@ func TestNextDueOfALeaseEndingNow(t *testing.T) {
 		next, ok, err := c.st.NextDue(ctx, t0.Add(time.Hour))
 		require.NoError(t, err)
 		require.True(t, ok)
-		assert.Equal(t, t0, next, "free: due since t0")
-		again, err := c.st.Lease(ctx, t0, 5, time.Minute)
+		assert.Equal(t, t0.Add(time.Minute), next, "free: due at its lease's end")
+		again, err := c.st.Lease(ctx, t0.Add(time.Minute), 5, time.Minute)
 		require.NoError(t, err)
 		assert.Equal(t, []string{ord(1).ID}, leaseIDs(again), "taken again at its end")
 	})

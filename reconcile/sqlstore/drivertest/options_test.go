@@ -34,10 +34,12 @@ func TestOptionsKeepDefaults(t *testing.T) {
 	assert.Equal(t, "Dialect(9)", fmt.Sprint(sqlstore.Dialect(9)))
 }
 
-// TestNextDueWhenManyAreLeased: NextDue reads at most 512 orders in due
-// order; when they are all leased it answers the last one's due time
-// (early, never late), and otherwise the earliest of their expiries and
-// the first free order's due time.
+// TestNextDueWhenManyAreLeased: a leased order is due at its lease's end,
+// so NextDue reads one order when all are leased; a sweeper ahead of the
+// store's clock (the leases ended in its time, not on the store's clock)
+// walks at most 512 orders in due order, and when they are all leased it
+// answers the last one's due time (early, never late); otherwise the
+// first free order's due time.
 func TestNextDueWhenManyAreLeased(t *testing.T) {
 	eachDialect(t, func(t *testing.T, c clocked) {
 		ctx := testCtx(t)
@@ -51,7 +53,11 @@ func TestNextDueWhenManyAreLeased(t *testing.T) {
 		next, ok, err := c.st.NextDue(ctx, c.clk.Now())
 		require.NoError(t, err)
 		require.True(t, ok)
-		assert.Equal(t, t0.Add(511*time.Second), next, "the 512th order's due time stands in for the rest")
+		assert.Equal(t, t0.Add(time.Hour), next, "every lease ends at store time 1 h")
+		next, ok, err = c.st.NextDue(ctx, c.clk.Now().Add(2*time.Hour))
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Equal(t, t0.Add(time.Hour), next, "2 h ahead: the 512th order's due time stands in for the rest")
 		// The orders after the first 500 given back: the first free one is
 		// the 501st, due at 500 s, before every expiry.
 		require.NoError(t, c.st.Release(ctx, ls[500:]...))
