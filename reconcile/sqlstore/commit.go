@@ -218,8 +218,8 @@ func (s *store) hold(ctx context.Context, tx *sql.Tx, cs []reconcile.LeasedUpdat
 }
 
 // recordEvents records the events of cs and their deliveries in tx:
-// delivered to the outcome's consumer, pending for every other registered
-// one.
+// delivered to the outcome's consumer (on the event's row), pending for
+// every other registered one (a delivery row each).
 func (s *store) recordEvents(ctx context.Context, tx *sql.Tx, cs []reconcile.LeasedUpdate) error {
 	if len(cs) == 0 {
 		return nil
@@ -228,11 +228,11 @@ func (s *store) recordEvents(ctx context.Context, tx *sql.Tx, cs []reconcile.Lea
 		// In-process calls: one statement each, in the transaction.
 		for _, c := range cs {
 			ev := c.Update.Event
-			if _, err := s.exec(ctx, tx, s.q.event, eventArgs(c.Lease.Order.ID, ev)...); err != nil {
+			consumer := consumerOf(c.Update)
+			if _, err := s.exec(ctx, tx, s.q.event, append(eventArgs(c.Lease.Order.ID, ev), consumer)...); err != nil {
 				return fmt.Errorf("order %q: recording %s: %w", c.Lease.Order.ID, ev.Result, err)
 			}
-			consumer := consumerOf(c.Update)
-			if _, err := s.exec(ctx, tx, s.q.fanOut, c.Lease.Order.ID, string(ev.Result), ev.At.UnixNano(), consumer, s.clockArg(), consumer); err != nil {
+			if _, err := s.exec(ctx, tx, s.q.fanOut, c.Lease.Order.ID, string(ev.Result), ev.At.UnixNano(), consumer); err != nil {
 				return fmt.Errorf("order %q: recording %s's deliveries: %w", c.Lease.Order.ID, ev.Result, err)
 			}
 		}
@@ -248,10 +248,10 @@ func (s *store) recordEvents(ctx context.Context, tx *sql.Tx, cs []reconcile.Lea
 		ids[i], results[i], ats[i], txns[i], paid[i], utrs[i], reasons[i] = a[0].(string), a[1].(string), a[2].(int64), a[3].(string), a[4].(int64), a[5].(string), a[6].(string)
 		consumers[i] = consumerOf(c.Update)
 	}
-	if _, err := s.exec(ctx, tx, s.q.eventMany, ids, results, ats, txns, paid, utrs, reasons); err != nil {
+	if _, err := s.exec(ctx, tx, s.q.eventMany, ids, results, ats, txns, paid, utrs, reasons, consumers); err != nil {
 		return fmt.Errorf("recording %d events: %w", n, err)
 	}
-	if _, err := s.exec(ctx, tx, s.q.fanOutMany, s.clockArg(), ids, results, ats, consumers); err != nil {
+	if _, err := s.exec(ctx, tx, s.q.fanOutMany, ids, results, ats, consumers); err != nil {
 		return fmt.Errorf("recording %d events' deliveries: %w", n, err)
 	}
 	return nil

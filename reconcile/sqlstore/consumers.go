@@ -236,11 +236,16 @@ func (s *store) commitDeliveries(ctx context.Context, ds []reconcile.LeasedDeliv
 		}
 		done = append(done, i)
 	}
+	// A delivered delivery leaves its table; its event records the
+	// consumer.
 	for _, i := range done {
 		d := ds[i].Lease
-		if err := s.leased(ctx, tx, s.ph(`UPDATE `+DeliveriesTable+` SET delivered_ns = `+s.nowExpr()+`, lease_token = NULL, lease_until_ns = NULL
-			WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ?`),
-			s.clockArg(), d.Event.Order.ID, string(d.Event.Result), d.Consumer, deliveryToken(d)); err != nil {
+		if err := s.leased(ctx, tx, s.ph(`DELETE FROM `+DeliveriesTable+` WHERE order_id = ? AND result = ? AND consumer = ? AND lease_token = ?`),
+			d.Event.Order.ID, string(d.Event.Result), d.Consumer, deliveryToken(d)); err != nil {
+			return fmt.Errorf("order %q: recording the delivery to %q: %w", d.Event.Order.ID, d.Consumer, err)
+		}
+		if _, err := s.exec(ctx, tx, s.ph(`UPDATE `+EventsTable+` SET delivered_to = delivered_to || ? || `+newline(s.d)+` WHERE order_id = ? AND result = ?`),
+			d.Consumer, d.Event.Order.ID, string(d.Event.Result)); err != nil {
 			return fmt.Errorf("order %q: recording the delivery to %q: %w", d.Event.Order.ID, d.Consumer, err)
 		}
 	}
@@ -288,9 +293,16 @@ func deliveryToken(d reconcile.DeliveryLease) int64 {
 func (s *store) Consumers(ctx context.Context) ([]reconcile.Consumer, error) {
 	bctx, cancel := s.bound(ctx)
 	defer cancel()
+	// Delivered: the events whose delivered_to holds the name, between
+	// newlines (a scan of the events: Consumers is an operator's call).
+	nl := newline(s.d)
+	contains := `strpos(` + nl + ` || e.delivered_to, ` + nl + ` || c.name || ` + nl + `) > 0`
+	if s.d == SQLite {
+		contains = `instr(` + nl + ` || e.delivered_to, ` + nl + ` || c.name || ` + nl + `) > 0`
+	}
 	rows, err := s.db.QueryContext(bctx, `SELECT c.name, c.last_seen_ns,
 		(SELECT COUNT(*) FROM `+DeliveriesTable+` d WHERE d.consumer = c.name AND d.delivered_ns IS NULL),
-		(SELECT COUNT(*) FROM `+DeliveriesTable+` d WHERE d.consumer = c.name AND d.delivered_ns IS NOT NULL)
+		(SELECT COUNT(*) FROM `+EventsTable+` e WHERE `+contains+`)
 		FROM `+ConsumersTable+` c ORDER BY c.name`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: listing consumers: %w", err)

@@ -27,9 +27,9 @@ type queries struct {
 	nextDue, nextDueWalk   string // now: the first order in due order; up to nextDueRows of them
 	untrack                string // now, id
 	dropPending            string // id: an untracked order's undelivered deliveries
-	// fanOut records an event's deliveries: delivered to the committing
-	// consumer, pending for every other registered one. id, result,
-	// due, consumer, now, consumer.
+	// fanOut records an event's pending deliveries: one for every
+	// registered consumer but the committing one (the event records that
+	// one as delivered). id, result, due, consumer.
 	fanOut string
 	// hold locks the orders whose lease is held, for CommitMany's
 	// transaction, and returns their ids. PostgreSQL: ids, tokens;
@@ -37,7 +37,7 @@ type queries struct {
 	hold string
 	// eventMany and fanOutMany are event and fanOut for many events
 	// (PostgreSQL only): ids, results, ats, txn statuses, paid, UTRs,
-	// reasons; and now, ids, results, ats, consumers.
+	// reasons, consumers; and ids, results, ats, consumers.
 	eventMany, fanOutMany string
 	d                     Dialect
 }
@@ -63,10 +63,14 @@ func newQueries(d Dialect) queries {
 		q.extend = `UPDATE ` + OrdersTable + ` SET lease_until_ns = ?1 + ?2, due_ns = MAX(due_ns, ?1 + ?2)
 		WHERE order_id = ?3 AND lease_token = ?4`
 	}
-	q.event = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	q.fanOut = `INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns, delivered_ns)
-		SELECT CAST(? AS TEXT), CAST(? AS TEXT), c.name, CAST(? AS BIGINT), CASE WHEN c.name = CAST(? AS TEXT) THEN ` + now + ` END
-		FROM (SELECT name FROM ` + ConsumersTable + ` UNION SELECT CAST(? AS TEXT)) AS c`
+	// An event records the consumers it was delivered to (delivered_to:
+	// each name followed by a newline, which no name holds): the one that
+	// commits it at once; a delivery row is kept only while pending, for
+	// every other registered consumer.
+	q.event = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason, delivered_to) VALUES (?, ?, ?, ?, ?, ?, ?, ? || ` + newline(d) + `)`
+	q.fanOut = `INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns)
+		SELECT CAST(? AS TEXT), CAST(? AS TEXT), c.name, CAST(? AS BIGINT)
+		FROM ` + ConsumersTable + ` c WHERE c.name <> CAST(? AS TEXT)`
 	q.untrack = `UPDATE ` + OrdersTable + ` SET updated_ns = ` + now + `, state = 'untracked', due_ns = NULL, lease_token = NULL, lease_until_ns = NULL
 		WHERE order_id = ? AND state NOT IN ('paid', 'late_paid', 'mismatch')`
 	q.dropPending = `DELETE FROM ` + DeliveriesTable + ` WHERE order_id = ? AND delivered_ns IS NULL`
@@ -86,13 +90,14 @@ func newQueries(d Dialect) queries {
 		q.hold = `SELECT o.order_id FROM ` + OrdersTable + ` o
 			JOIN unnest(?::TEXT[], ?::BIGINT[]) AS u(order_id, token) ON o.order_id = u.order_id AND o.lease_token = u.token
 			FOR UPDATE OF o`
-		q.eventMany = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason)
-			SELECT * FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::TEXT[])`
-		q.fanOutMany = `WITH clock AS (SELECT ` + now + ` AS ns)
-			INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns, delivered_ns)
-			SELECT e.order_id, e.result, c.name, e.at, CASE WHEN c.name = e.consumer THEN clock.ns END
-			FROM clock, unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[]) AS e(order_id, result, at, consumer)
-			CROSS JOIN LATERAL (SELECT name FROM ` + ConsumersTable + ` UNION SELECT e.consumer) AS c`
+		q.eventMany = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason, delivered_to)
+			SELECT order_id, result, at_ns, txn_status, paid_paise, utr, reason, consumer || chr(10)
+			FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::TEXT[], ?::TEXT[])
+				AS e(order_id, result, at_ns, txn_status, paid_paise, utr, reason, consumer)`
+		q.fanOutMany = `INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns)
+			SELECT e.order_id, e.result, c.name, e.at
+			FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[]) AS e(order_id, result, at, consumer)
+			JOIN ` + ConsumersTable + ` c ON c.name <> e.consumer`
 		q.release = `UPDATE ` + OrdersTable + ` o SET due_ns = u.due, lease_token = NULL, lease_until_ns = NULL
 			FROM unnest(?::TEXT[], ?::BIGINT[], ?::BIGINT[]) AS u(order_id, token, due)
 			WHERE o.order_id = u.order_id AND o.lease_token = u.token`
@@ -170,6 +175,15 @@ func (q queries) leaseQuery(limit int) string {
 			WHERE due_ns IS NOT NULL AND due_ns <= ?2 AND (lease_until_ns IS NULL OR lease_until_ns <= ?1)
 			ORDER BY due_ns LIMIT ` + lim + `)
 		RETURNING rowid, ` + orderColumns
+}
+
+// newline is the dialect's newline character in SQL: the end of each
+// consumer name in an event's delivered_to.
+func newline(d Dialect) string {
+	if d == Postgres {
+		return `chr(10)`
+	}
+	return `char(10)`
 }
 
 // inList is "(?, ?, …)" with n placeholders.

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/upicollect/upicollect-go"
@@ -72,7 +74,7 @@ func (s *store) events(ctx context.Context, sts []reconcile.OrderState) error {
 	for i, st := range sts {
 		at[st.Order.ID], args[i] = i, st.Order.ID
 	}
-	rows, err := s.db.QueryContext(ctx, s.ph(`SELECT order_id, result, at_ns, txn_status, paid_paise, utr, reason FROM `+EventsTable+
+	rows, err := s.db.QueryContext(ctx, s.ph(`SELECT order_id, result, at_ns, txn_status, paid_paise, utr, reason, delivered_to FROM `+EventsTable+
 		` WHERE order_id IN `+inList(len(sts))+` ORDER BY at_ns, result`), args...)
 	if err != nil {
 		return err
@@ -80,10 +82,10 @@ func (s *store) events(ctx context.Context, sts []reconcile.OrderState) error {
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			id, result, txn, utr, reason string
-			atNS, paid                   int64
+			id, result, txn, utr, reason, to string
+			atNS, paid                       int64
 		)
-		if err := rows.Scan(&id, &result, &atNS, &txn, &paid, &utr, &reason); err != nil {
+		if err := rows.Scan(&id, &result, &atNS, &txn, &paid, &utr, &reason, &to); err != nil {
 			return err
 		}
 		st := &sts[at[id]]
@@ -91,36 +93,22 @@ func (s *store) events(ctx context.Context, sts []reconcile.OrderState) error {
 		if txn != "" {
 			status = &upicollect.PaymentStatus{OrderID: id, TxnStatus: upicollect.TxnStatus(txn), Amount: upicollect.Money(paid), UTR: utr}
 		}
-		st.Events = append(st.Events, reconcile.NewEvent(st.Order, reconcile.Result(result), status, time.Unix(0, atNS).UTC(), reason))
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return s.deliveredTo(ctx, sts, at, args)
-}
-
-// deliveredTo fills in the consumers each event of sts was delivered to;
-// at indexes sts by order id, and ids are the ids as arguments.
-func (s *store) deliveredTo(ctx context.Context, sts []reconcile.OrderState, at map[string]int, ids []any) error {
-	rows, err := s.db.QueryContext(ctx, s.ph(`SELECT order_id, result, consumer FROM `+DeliveriesTable+
-		` WHERE order_id IN `+inList(len(ids))+` AND delivered_ns IS NOT NULL ORDER BY consumer`), ids...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, result, consumer string
-		if err := rows.Scan(&id, &result, &consumer); err != nil {
-			return err
-		}
-		st := &sts[at[id]]
-		for i := range st.Events {
-			if string(st.Events[i].Result) == result {
-				st.Events[i].DeliveredTo = append(st.Events[i].DeliveredTo, consumer)
-			}
-		}
+		ev := reconcile.NewEvent(st.Order, reconcile.Result(result), status, time.Unix(0, atNS).UTC(), reason)
+		ev.DeliveredTo = deliveredTo(to)
+		st.Events = append(st.Events, ev)
 	}
 	return rows.Err()
+}
+
+// deliveredTo reads an event's delivered_to: each consumer's name followed
+// by a newline; sorted by name.
+func deliveredTo(s string) []string {
+	names := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if s == "" {
+		return nil
+	}
+	slices.Sort(names)
+	return names
 }
 
 func (s *store) List(ctx context.Context, q reconcile.ListQuery) ([]reconcile.OrderState, error) {
