@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -348,7 +349,26 @@ func explainHeldLeases(t *testing.T, conn *sql.Conn, db *sql.DB, n int) {
 		next := explain("nextDue", `EXECUTE nextDue(NULL)`)
 		t.Logf("%d orders, 3 sweepers holding 1,000 each, plan_cache_mode=%s, NextDue:\n%s", n, mode, next)
 		assert.NotContains(t, next, "Rows Removed by Filter", mode)
+		assert.LessOrEqual(t, topBuffers(t, next), 20, "%s: NextDue reads its first entry and row", mode)
 	}
+}
+
+// topBuffers is the shared buffers (hit and read) an EXPLAIN (ANALYZE,
+// BUFFERS) plan's top node reports.
+func topBuffers(t *testing.T, plan string) int {
+	t.Helper()
+	m := regexp.MustCompile(`Buffers: shared((?: \w+=\d+)+)`).FindStringSubmatch(plan)
+	require.NotNil(t, m, "no buffers in %s", plan)
+	n := 0
+	for _, kv := range strings.Fields(m[1]) {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "hit" || k == "read" {
+			i, err := strconv.Atoi(v)
+			require.NoError(t, err)
+			n += i
+		}
+	}
+	return n
 }
 
 // sqlitePlanIndex is the index each SQLite statement must search through.
