@@ -199,6 +199,6 @@ func Example_migrate() {
 	}
 	fmt.Println("pruned", deleted)
 	// Output:
-	// schema version 0 -> 3
+	// schema version 0 -> 4
 	// pruned 0
 }
