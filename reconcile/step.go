@@ -414,8 +414,3 @@ func (e *handlerError) Error() string {
 }
 
 func (e *handlerError) Unwrap() error { return e.err }
-
-func isHandlerError(err error) bool {
-	var he *handlerError
-	return errors.As(err, &he)
-}

@@ -17,10 +17,6 @@ func checkedArg(u reconcile.Update) int64 {
 	return 0
 }
 
-func (s *store) commitArgs(l reconcile.Lease, u reconcile.Update) []any {
-	return []any{s.clockArg(), string(u.State), nullTime(u.Next), checkedArg(u), int64(u.Failures), nullString(u.Reason), l.Order.ID, token(l)}
-}
-
 func (s *store) Commit(ctx context.Context, l reconcile.Lease, u reconcile.Update, deliver func(context.Context) error) error {
 	var each func(context.Context, int) error
 	if deliver != nil {

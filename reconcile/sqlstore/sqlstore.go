@@ -380,19 +380,6 @@ func token(l reconcile.Lease) int64 {
 // formatToken is a token as a Lease carries it.
 func formatToken(t int64) string { return strconv.FormatInt(t, 36) }
 
-// nullTime is t in Unix ns, or NULL for the zero time.
-func nullTime(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
-}
-
-// nullString is s, or NULL for "".
-func nullString(s string) sql.NullString {
-	return sql.NullString{String: s, Valid: s != ""}
-}
-
 // fromNS is a time in Unix ns as a UTC time; zero for NULL.
 func fromNS(ns sql.NullInt64) time.Time {
 	if !ns.Valid {
