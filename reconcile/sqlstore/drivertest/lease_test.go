@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 )
 
 // TestLeaseOfNothingAsksNothing: a lease of at most zero (or fewer) orders
@@ -37,4 +40,27 @@ func TestReleaseReportsTheDatabasesError(t *testing.T) {
 		require.NoError(t, c.db.Close())
 		assert.Error(t, c.st.Release(ctx, ls...))
 	})
+}
+
+// TestLeaseAloneSkipsTheFlush: on PostgreSQL a lease's own transaction
+// does not wait for its WAL flush, and only its own: the connection it ran
+// on (the pool's only one) is back on the durable default, so the commit
+// of the outcomes waits for its flush.
+func TestLeaseAloneSkipsTheFlush(t *testing.T) {
+	ctx := testCtx(t)
+	c := newClocked(t, sqlstore.Postgres, newPostgresDB)
+	c.db.SetMaxOpenConns(1)
+	require.NoError(t, c.st.Track(ctx, ord(1), t0))
+	ls, err := c.st.Lease(ctx, t0, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 1)
+	var setting string
+	require.NoError(t, c.db.QueryRowContext(ctx, `SHOW synchronous_commit`).Scan(&setting))
+	assert.Equal(t, "on", setting, "the lease's setting ended with its transaction")
+	errs, err := c.st.CommitMany(ctx, []reconcile.LeasedUpdate{{Lease: ls[0], Update: reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour)}}}, nil)
+	require.NoError(t, err)
+	require.NoError(t, errs[0])
+	var async int
+	require.NoError(t, c.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_settings WHERE name = 'synchronous_commit' AND setting <> 'on'`).Scan(&async))
+	assert.Zero(t, async)
 }
