@@ -13,8 +13,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -26,7 +28,17 @@ func main() {
 	pairs := flag.Int("pairs", 3, "interleaved pairs (River, step loop, quiet loop) per n")
 	workers := flag.Int("river-workers", sidebyside.RiverMaxWorkers, "MaxWorkers of River's queue (riverbench's)")
 	md := flag.String("md", "", "write the table as Markdown to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write the Go process's CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+	}
 	var counts []int
 	for _, f := range strings.Split(*ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -40,7 +52,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sidebyside: -pairs: at least 1")
 		os.Exit(2)
 	}
-	os.Exit(run(counts, *pairs, *workers, *md))
+	code := run(counts, *pairs, *workers, *md)
+	pprof.StopCPUProfile() // a no-op without -cpuprofile
+	os.Exit(code)
 }
 
 func run(ns []int, pairs, workers int, md string) int {
