@@ -120,19 +120,13 @@ func (s *store) commitEvents(ctx context.Context, cs []reconcile.LeasedUpdate, e
 	}
 	defer cancel()
 	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
-	held, err := s.hold(ctx, tx, events)
+	done, held, err := s.commitHold(ctx, tx, quiet, events)
 	if err != nil {
-		return fmt.Errorf("holding the orders: %w", err)
+		return err
 	}
-	if len(quiet) > 0 {
-		done, err := s.commitMany(ctx, tx, quiet)
-		if err != nil {
-			return err
-		}
-		for j, i := range qi {
-			if !done[j] {
-				errs[i] = fmt.Errorf("sqlstore: order %q: %w", cs[i].Lease.Order.ID, reconcile.ErrLeaseLost)
-			}
+	for j, i := range qi {
+		if !done[j] {
+			errs[i] = fmt.Errorf("sqlstore: order %q: %w", cs[i].Lease.Order.ID, reconcile.ErrLeaseLost)
 		}
 	}
 	var delivered []reconcile.LeasedUpdate // held events: delivered, or their retries
@@ -160,19 +154,99 @@ func (s *store) commitEvents(ctx context.Context, cs []reconcile.LeasedUpdate, e
 		}
 		delivered, recorded = append(delivered, c), append(recorded, c)
 	}
-	if len(delivered) > 0 {
-		done, err := s.commitMany(ctx, tx, delivered)
-		if err != nil {
-			return err
-		}
-		if len(done) != len(delivered) { // held since step 1: never
-			return fmt.Errorf("%d of %d held orders changed under their lock", len(delivered)-len(done), len(delivered))
-		}
-	}
-	if err := s.recordEvents(ctx, tx, recorded); err != nil {
+	n, err := s.commitRecord(ctx, tx, delivered, recorded)
+	if err != nil {
 		return err
 	}
+	if n != len(delivered) { // held since the first statement: never
+		return fmt.Errorf("%d of %d held orders changed under their lock", len(delivered)-n, len(delivered))
+	}
 	return s.commit(tx, cancel)
+}
+
+// commitHold records the quiet outcomes and locks the orders of events
+// whose lease is still held, in tx, and says which of each (by index into
+// quiet and events). PostgreSQL: one statement; SQLite: two.
+func (s *store) commitHold(ctx context.Context, tx *sql.Tx, quiet, events []reconcile.LeasedUpdate) (done, held map[int]bool, err error) {
+	if s.d == SQLite {
+		if held, err = s.hold(ctx, tx, events); err != nil {
+			return nil, nil, fmt.Errorf("holding the orders: %w", err)
+		}
+		if done, err = s.commitMany(ctx, tx, quiet); err != nil {
+			return nil, nil, err
+		}
+		return done, held, nil
+	}
+	done, held = make(map[int]bool, len(quiet)), make(map[int]bool, len(events))
+	qAt, eAt := indexByID(quiet), indexByID(events)
+	ids, toks := make([]string, len(events)), make([]int64, len(events))
+	for i, c := range events {
+		ids[i], toks[i] = c.Lease.Order.ID, token(c.Lease)
+	}
+	bctx, cancel := s.bound(ctx)
+	defer cancel()
+	rows, err := tx.QueryContext(bctx, s.q.commitHold, append(append([]any{s.clockArg()}, pgCommitArrays(quiet)...), ids, toks)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recording the quiet outcomes and holding the others: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id     string
+			isHeld bool
+		)
+		if err := rows.Scan(&id, &isHeld); err != nil {
+			return nil, nil, err
+		}
+		if isHeld {
+			held[eAt[id]] = true
+		} else {
+			done[qAt[id]] = true
+		}
+	}
+	return done, held, rows.Err()
+}
+
+// commitRecord records the outcomes cs (held since commitHold) in tx, with
+// the events of recorded (those of cs whose handler did not fail), and
+// returns how many outcomes it recorded. PostgreSQL: one statement;
+// SQLite: one for the outcomes, two for each event.
+func (s *store) commitRecord(ctx context.Context, tx *sql.Tx, cs, recorded []reconcile.LeasedUpdate) (int, error) {
+	if len(cs) == 0 {
+		return 0, nil
+	}
+	if s.d == SQLite {
+		done, err := s.commitMany(ctx, tx, cs)
+		if err != nil {
+			return 0, err
+		}
+		return len(done), s.recordEvents(ctx, tx, recorded)
+	}
+	n := len(recorded)
+	var (
+		ids, results, txns, utrs, reasons, consumers = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		ats, paid                                    = make([]int64, n), make([]int64, n)
+	)
+	for i, c := range recorded {
+		a := eventArgs(c.Lease.Order.ID, c.Update.Event)
+		ids[i], results[i], ats[i], txns[i], paid[i], utrs[i], reasons[i] = a[0].(string), a[1].(string), a[2].(int64), a[3].(string), a[4].(int64), a[5].(string), a[6].(string)
+		consumers[i] = consumerOf(c.Update)
+	}
+	args := append(append([]any{s.clockArg()}, pgCommitArrays(cs)...), ids, results, ats, txns, paid, utrs, reasons, consumers, ids, results, ats, consumers)
+	recordedN := 0
+	if err := s.returning(ctx, tx, s.q.commitRecord, func(string) { recordedN++ }, args...); err != nil {
+		return 0, fmt.Errorf("recording %d outcomes with %d events: %w", len(cs), n, err)
+	}
+	return recordedN, nil
+}
+
+// indexByID maps each outcome's order id to its index in cs.
+func indexByID(cs []reconcile.LeasedUpdate) map[string]int {
+	at := make(map[string]int, len(cs))
+	for i, c := range cs {
+		at[c.Lease.Order.ID] = i
+	}
+	return at
 }
 
 // retried is the outcome recorded for c when its event's handler failed:
@@ -217,38 +291,16 @@ func (s *store) hold(ctx context.Context, tx *sql.Tx, cs []reconcile.LeasedUpdat
 // delivered to the outcome's consumer (on the event's row), pending for
 // every other registered one (a delivery row each).
 func (s *store) recordEvents(ctx context.Context, tx *sql.Tx, cs []reconcile.LeasedUpdate) error {
-	if len(cs) == 0 {
-		return nil
-	}
-	if s.d == SQLite {
-		// In-process calls: one statement each, in the transaction.
-		for _, c := range cs {
-			ev := c.Update.Event
-			consumer := consumerOf(c.Update)
-			if _, err := s.exec(ctx, tx, s.q.event, append(eventArgs(c.Lease.Order.ID, ev), consumer)...); err != nil {
-				return fmt.Errorf("order %q: recording %s: %w", c.Lease.Order.ID, ev.Result, err)
-			}
-			if _, err := s.exec(ctx, tx, s.q.fanOut, c.Lease.Order.ID, string(ev.Result), ev.At.UnixNano(), consumer); err != nil {
-				return fmt.Errorf("order %q: recording %s's deliveries: %w", c.Lease.Order.ID, ev.Result, err)
-			}
+	// SQLite, in-process calls: one statement each, in the transaction.
+	for _, c := range cs {
+		ev := c.Update.Event
+		consumer := consumerOf(c.Update)
+		if _, err := s.exec(ctx, tx, s.q.event, append(eventArgs(c.Lease.Order.ID, ev), consumer)...); err != nil {
+			return fmt.Errorf("order %q: recording %s: %w", c.Lease.Order.ID, ev.Result, err)
 		}
-		return nil
-	}
-	n := len(cs)
-	var (
-		ids, results, txns, utrs, reasons, consumers = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		ats, paid                                    = make([]int64, n), make([]int64, n)
-	)
-	for i, c := range cs {
-		a := eventArgs(c.Lease.Order.ID, c.Update.Event)
-		ids[i], results[i], ats[i], txns[i], paid[i], utrs[i], reasons[i] = a[0].(string), a[1].(string), a[2].(int64), a[3].(string), a[4].(int64), a[5].(string), a[6].(string)
-		consumers[i] = consumerOf(c.Update)
-	}
-	if _, err := s.exec(ctx, tx, s.q.eventMany, ids, results, ats, txns, paid, utrs, reasons, consumers); err != nil {
-		return fmt.Errorf("recording %d events: %w", n, err)
-	}
-	if _, err := s.exec(ctx, tx, s.q.fanOutMany, ids, results, ats, consumers); err != nil {
-		return fmt.Errorf("recording %d events' deliveries: %w", n, err)
+		if _, err := s.exec(ctx, tx, s.q.fanOut, c.Lease.Order.ID, string(ev.Result), ev.At.UnixNano(), consumer); err != nil {
+			return fmt.Errorf("order %q: recording %s's deliveries: %w", c.Lease.Order.ID, ev.Result, err)
+		}
 	}
 	return nil
 }
@@ -300,6 +352,12 @@ func (s *store) commitMany(ctx context.Context, q rowser, cs []reconcile.LeasedU
 		}
 		return held, s.returning(ctx, q, s.q.commitMany, mark, s.clockArg(), string(js))
 	}
+	return held, s.returning(ctx, q, s.q.commitMany, mark, append([]any{s.clockArg()}, pgCommitArrays(cs)...)...)
+}
+
+// pgCommitArrays are the outcomes cs as the PostgreSQL update's arrays:
+// ids, tokens, states, dues (0: none), checked, failures, reasons.
+func pgCommitArrays(cs []reconcile.LeasedUpdate) []any {
 	n := len(cs)
 	var (
 		ids, states, reasons       = make([]string, n), make([]string, n), make([]string, n)
@@ -313,7 +371,7 @@ func (s *store) commitMany(ctx context.Context, q rowser, cs []reconcile.LeasedU
 		}
 		checked[i], fails[i] = int32(checkedArg(u)), int32(u.Failures)
 	}
-	return held, s.returning(ctx, q, s.q.commitMany, mark, s.clockArg(), ids, toks, states, dues, checked, fails, reasons)
+	return []any{ids, toks, states, dues, checked, fails, reasons}
 }
 
 // rowser runs a query: the database or a transaction.

@@ -32,14 +32,14 @@ type queries struct {
 	// one as delivered). id, result, due, consumer.
 	fanOut string
 	// hold locks the orders whose lease is held, for CommitMany's
-	// transaction, and returns their ids. PostgreSQL: ids, tokens;
-	// SQLite: a JSON array of [id, token].
+	// transaction, and returns their ids (SQLite: a JSON array of [id,
+	// token]).
 	hold string
-	// eventMany and fanOutMany are event and fanOut for many events
-	// (PostgreSQL only): ids, results, ats, txn statuses, paid, UTRs,
-	// reasons, consumers; and ids, results, ats, consumers.
-	eventMany, fanOutMany string
-	d                     Dialect
+	// commitHold and commitRecord are a batch with events on
+	// PostgreSQL: the quiet outcomes and the hold in one statement, the
+	// events' outcomes, the events and their deliveries in another.
+	commitHold, commitRecord string
+	d                        Dialect
 }
 
 func newQueries(d Dialect) queries {
@@ -87,28 +87,43 @@ func newQueries(d Dialect) queries {
 			FROM held, clock
 			WHERE o.order_id = held.order_id AND o.due_ns IS NOT NULL AND (o.lease_until_ns IS NULL OR o.lease_until_ns <= clock.ns)
 			RETURNING o.order_id, o.amount_paise, o.created_ns, o.state, held.due_ns, o.failures`
-		q.hold = `SELECT o.order_id FROM ` + OrdersTable + ` o
-			JOIN unnest(?::TEXT[], ?::BIGINT[]) AS u(order_id, token) ON o.order_id = u.order_id AND o.lease_token = u.token
-			FOR UPDATE OF o`
-		q.eventMany = `INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason, delivered_to)
-			SELECT order_id, result, at_ns, txn_status, paid_paise, utr, reason, consumer || chr(10)
-			FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::TEXT[], ?::TEXT[])
-				AS e(order_id, result, at_ns, txn_status, paid_paise, utr, reason, consumer)`
-		q.fanOutMany = `INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns)
-			SELECT e.order_id, e.result, c.name, e.at
-			FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[]) AS e(order_id, result, at, consumer)
-			JOIN ` + ConsumersTable + ` c ON c.name <> e.consumer`
 		q.release = `UPDATE ` + OrdersTable + ` o SET due_ns = u.due, lease_token = NULL, lease_until_ns = NULL
 			FROM unnest(?::TEXT[], ?::BIGINT[], ?::BIGINT[]) AS u(order_id, token, due)
 			WHERE o.order_id = u.order_id AND o.lease_token = u.token`
-		q.commitMany = `WITH clock AS (SELECT ` + now + ` AS ns)
-			UPDATE ` + OrdersTable + ` o SET updated_ns = clock.ns, state = u.state, due_ns = NULLIF(u.due, 0),
+		// The outcomes' update: now, then ids, tokens, states, dues,
+		// checked, failures, reasons.
+		update := `UPDATE ` + OrdersTable + ` o SET updated_ns = clock.ns, state = u.state, due_ns = NULLIF(u.due, 0),
 				checks = o.checks + u.checked, failures = u.failures, reason = NULLIF(u.reason, ''),
 				lease_token = NULL, lease_until_ns = NULL
 			FROM clock, unnest(?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::BIGINT[], ?::INTEGER[], ?::INTEGER[], ?::TEXT[])
 				AS u(order_id, token, state, due, checked, failures, reason)
 			WHERE o.order_id = u.order_id AND o.lease_token = u.token
 			RETURNING o.order_id`
+		clock := `WITH clock AS (SELECT ` + now + ` AS ns)`
+		q.commitMany = clock + `
+			` + update
+		// A batch with events, in two statements around its handlers:
+		// the quiet outcomes recorded and the orders with events locked
+		// (ids, tokens), returning which; then the delivered events'
+		// outcomes (and the failed ones' retries) recorded with their
+		// events (ids, results, ats, txn statuses, paid, UTRs, reasons,
+		// consumers) and their pending deliveries (ids, results, ats,
+		// consumers).
+		hold := `SELECT o.order_id FROM ` + OrdersTable + ` o
+			JOIN unnest(?::TEXT[], ?::BIGINT[]) AS h(order_id, token) ON o.order_id = h.order_id AND o.lease_token = h.token
+			FOR UPDATE OF o`
+		q.commitHold = clock + `, quiet AS (` + update + `), held AS (` + hold + `)
+			SELECT order_id, FALSE FROM quiet UNION ALL SELECT order_id, TRUE FROM held`
+		q.commitRecord = clock + `, done AS (` + update + `),
+			ev AS (INSERT INTO ` + EventsTable + ` (order_id, result, at_ns, txn_status, paid_paise, utr, reason, delivered_to)
+				SELECT order_id, result, at_ns, txn_status, paid_paise, utr, reason, consumer || chr(10)
+				FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[], ?::TEXT[], ?::TEXT[])
+					AS e(order_id, result, at_ns, txn_status, paid_paise, utr, reason, consumer)),
+			dl AS (INSERT INTO ` + DeliveriesTable + ` (order_id, result, consumer, due_ns)
+				SELECT e.order_id, e.result, c.name, e.at
+				FROM unnest(?::TEXT[], ?::TEXT[], ?::BIGINT[], ?::TEXT[]) AS e(order_id, result, at, consumer)
+				JOIN ` + ConsumersTable + ` c ON c.name <> e.consumer)
+			SELECT order_id FROM done`
 	} else {
 		// SQLite's RETURNING sees the new row: the lease returns the due
 		// time, and leaseDue then moves it to the lease's end, in the same
@@ -138,7 +153,7 @@ func newQueries(d Dialect) queries {
 	q.orderLease = `SELECT due_ns, lease_until_ns FROM ` + OrdersTable + ` WHERE order_id = ?`
 	if d == Postgres {
 		for _, p := range []*string{&q.track, &q.amount, &q.event, &q.untrack, &q.dropPending, &q.nextDue, &q.nextDueWalk,
-			&q.leaseOrder, &q.release, &q.commitMany, &q.orderLease, &q.fanOut, &q.hold, &q.eventMany, &q.fanOutMany} {
+			&q.leaseOrder, &q.release, &q.commitMany, &q.orderLease, &q.fanOut, &q.hold, &q.commitHold, &q.commitRecord} {
 			*p = numbered(*p)
 		}
 	}

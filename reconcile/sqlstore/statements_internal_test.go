@@ -49,17 +49,25 @@ type sent struct {
 
 func statementsOf(d Dialect) map[string]string {
 	q := newQueries(d)
-	return map[string]string{
+	all := map[string]string{
 		"lease":       q.leaseQuery(1000),
 		"leaseOrder":  q.leaseOrder,
 		"extend":      q.extend,
-		"hold":        q.hold,
+		"hold":        q.hold,         // SQLite
+		"commitHold":  q.commitHold,   // PostgreSQL
+		"record":      q.commitRecord, // PostgreSQL
 		"commitMany":  q.commitMany,
 		"release":     q.release,
 		"nextDue":     q.nextDue,
 		"nextDueWalk": q.nextDueWalk,
 		"untrack":     q.untrack,
 	}
+	for name, text := range all {
+		if text == "" {
+			delete(all, name) // not the dialect's
+		}
+	}
+	return all
 }
 
 // TestStatementsGolden: testdata/statements.json is the code's (go test
