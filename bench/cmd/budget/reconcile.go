@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/upicollect/upicollect-go/bench/internal/results"
 )
@@ -13,6 +14,8 @@ const (
 	reconcileBytesPerOrder = 1024    // heap a memory store holds per tracked order
 	reconcileChecks        = 30.0    // status checks per order over the mix's window, on average
 	reconcileBacklogPace   = 0.95    // of the rate limit, on a due backlog
+	sweepRate              = 8000.0  // checks a second, end to end, 10 % paid
+	sweepStoreShare        = 0.25    // of a step's wall time spent in the store's calls
 )
 
 // evaluateReconcile checks the reconcile run. Memory, checks, events,
@@ -23,26 +26,91 @@ func evaluateReconcile(r *results.Reconcile) []Verdict {
 	if r == nil {
 		return []Verdict{missing("reconcile", "the reconcile program's results")}
 	}
-	m, b := r.Mix, r.Backlog
-	return []Verdict{
+	b := r.Backlog
+	vs := []Verdict{
 		{Name: "reconcile/memory", Pass: r.Tracked >= reconcileTracked && r.BytesPerOrder <= reconcileBytesPerOrder,
 			Detail: fmt.Sprintf("%.0f bytes per tracked order in the memory store at %d orders (budget ≤ %d at %d)",
 				r.BytesPerOrder, r.Tracked, reconcileBytesPerOrder, reconcileTracked)},
-		{Name: "reconcile/checks", Pass: m.Orders > 0 && m.ChecksPerOrder <= reconcileChecks,
-			Detail: fmt.Sprintf("%.2f status checks per order over 72 h for the mix of %d orders (budget ≤ %.0f)",
-				m.ChecksPerOrder, m.Orders, reconcileChecks)},
-		{Name: "reconcile/events", Pass: m.Events > 0 && m.Twice == 0 && m.Lost == 0 && m.Wrong == 0,
-			Detail: fmt.Sprintf("%d events: %d twice, %d lost, %d unexpected (budget 0 each)", m.Events, m.Twice, m.Lost, m.Wrong)},
-		{Name: "reconcile/early-payments", Pass: m.EarlyPaid > 0 && m.SlowPaid == 0,
-			Detail: fmt.Sprintf("%d payments in the first 15 min, %d reported later than 30 s, the slowest after %.0f s of sandbox time (budget 0 later than 30 s)",
-				m.EarlyPaid, m.SlowPaid, m.MaxDelaySeconds)},
-		{Name: "reconcile/backlog/429s", Pass: b.Requests > 0 && b.RateLimited == 0 && b.Checked == b.Orders,
+	}
+	vs = append(vs, mixVerdicts("reconcile", r.Mix)...)
+	vs = append(vs,
+		Verdict{Name: "reconcile/backlog/429s", Pass: b.Requests > 0 && b.RateLimited == 0 && b.Checked == b.Orders,
 			Detail: fmt.Sprintf("%d of %d due orders checked, %d of %d requests answered 429 by a sandbox limited to %.0f/s (budget 0)",
 				b.Checked, b.Orders, b.RateLimited, b.Requests, b.Rate)},
-		{Name: "reconcile/backlog/pace", Timing: true, Pass: b.PerSecond >= reconcileBacklogPace*b.Rate,
+		Verdict{Name: "reconcile/backlog/pace", Timing: true, Pass: b.PerSecond >= reconcileBacklogPace*b.Rate,
 			Detail: fmt.Sprintf("%.1f checks/s with WithRateLimit(%.0f, %d) = %.1f%% of the limit (budget ≥ %.0f%%)",
 				b.PerSecond, b.Rate, b.Burst, 100*b.PerSecond/b.Rate, 100*reconcileBacklogPace)},
+	)
+	for _, m := range r.StoreMixes {
+		vs = append(vs, mixVerdicts("reconcile/mix/"+m.Store, m)...)
 	}
+	return append(vs, evaluateSweeps(r.Sweeps)...)
+}
+
+// mixVerdicts are the mix's budgets, named under prefix: checks per
+// order, its events against the plan, and how soon the early payments
+// were reported (all counts in sandbox time).
+func mixVerdicts(prefix string, m results.MixRun) []Verdict {
+	return []Verdict{
+		{Name: prefix + "/checks", Pass: m.Orders > 0 && m.ChecksPerOrder <= reconcileChecks,
+			Detail: fmt.Sprintf("%.2f status checks per order over 72 h for the mix of %d orders (budget ≤ %.0f)",
+				m.ChecksPerOrder, m.Orders, reconcileChecks)},
+		{Name: prefix + "/events", Pass: m.Events > 0 && m.Twice == 0 && m.Lost == 0 && m.Wrong == 0,
+			Detail: fmt.Sprintf("%d events: %d twice, %d lost, %d unexpected (budget 0 each)", m.Events, m.Twice, m.Lost, m.Wrong)},
+		{Name: prefix + "/early-payments", Pass: m.EarlyPaid > 0 && m.SlowPaid == 0,
+			Detail: fmt.Sprintf("%d payments in the first 15 min, %d reported later than 30 s, the slowest after %.0f s of sandbox time (budget 0 later than 30 s)",
+				m.EarlyPaid, m.SlowPaid, m.MaxDelaySeconds)},
+	}
+}
+
+// evaluateSweeps checks the end-to-end sweeps, store by store: the counts
+// (every order checked once, one status request each, every paid order's
+// event delivered once, no other event) fail the run; checks per second
+// and the store's share of the wall time, medians over the rounds, are
+// printed only.
+func evaluateSweeps(runs []results.SweepRun) []Verdict {
+	var stores []string
+	by := map[string][]results.SweepRun{}
+	for _, r := range runs {
+		if _, ok := by[r.Store]; !ok {
+			stores = append(stores, r.Store)
+		}
+		by[r.Store] = append(by[r.Store], r)
+	}
+	var vs []Verdict
+	for _, st := range stores {
+		rs := by[st]
+		ok := true
+		var orders, checked, delivered, paid, twice, wrong, lost int
+		var requests int64
+		rates, shares := make([]float64, len(rs)), make([]float64, len(rs))
+		for i, r := range rs {
+			ok = ok && r.Orders > 0 && r.Paid > 0 && r.Checked == r.Orders && r.Requests == int64(r.Orders) &&
+				r.Delivered == r.Paid && r.Twice == 0 && r.Wrong == 0 && r.Lost == 0
+			orders += r.Orders
+			checked += r.Checked
+			requests += r.Requests
+			delivered += r.Delivered
+			paid += r.Paid
+			twice += r.Twice
+			wrong += r.Wrong
+			lost += r.Lost
+			rates[i], shares[i] = r.PerSecond, r.StoreShare
+		}
+		rate, share := medianOf(rates), medianOf(shares)
+		vs = append(vs,
+			Verdict{Name: "reconcile/sweep/" + st + "/counts", Pass: ok,
+				Detail: fmt.Sprintf("%d rounds: %d of %d due orders checked in %d requests, %d of %d paid orders' events delivered: %d twice, %d unexpected, %d lost (budget: every order once, every paid event once)",
+					len(rs), checked, orders, requests, delivered, paid, twice, wrong, lost)},
+			Verdict{Name: "reconcile/sweep/" + st + "/rate", Timing: true, Pass: rate >= sweepRate,
+				Detail: fmt.Sprintf("%.0f checks/s, median of %d rounds of %d due orders (%.0f–%.0f; budget ≥ %.0f on a quiet machine)",
+					rate, len(rs), rs[0].Orders, minOf(rates), maxOf(rates), sweepRate)},
+			Verdict{Name: "reconcile/sweep/" + st + "/store-share", Timing: true, Pass: share <= sweepStoreShare,
+				Detail: fmt.Sprintf("the store's calls take %.0f%% of the step's wall time, median of %d rounds (budget ≤ %.0f%%)",
+					100*share, len(rs), 100*sweepStoreShare)},
+		)
+	}
+	return vs
 }
 
 // runReconcile prints the reconcile verdicts of path to w and returns the
@@ -65,3 +133,21 @@ func runReconcile(w io.Writer, path string) int {
 	fmt.Fprintln(w, "budget: reconcile ok")
 	return 0
 }
+
+// medianOf is the median of xs (the mean of the two middle ones for an
+// even count); 0 for none.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+// minOf and maxOf are the least and greatest of xs (non-empty).
+func minOf(xs []float64) float64 { return slices.Min(xs) }
+func maxOf(xs []float64) float64 { return slices.Max(xs) }

@@ -18,8 +18,13 @@ func TestEvaluateReconcile(t *testing.T) {
 	good := func() *results.Reconcile {
 		return &results.Reconcile{
 			Tracked: 100_000, BytesPerOrder: 1024,
-			Mix:     results.MixRun{Orders: 10_000, ChecksPerOrder: 30, Events: 11_000, EarlyPaid: 6_000, MaxDelaySeconds: 30},
-			Backlog: results.BacklogRun{Orders: 10_000, Checked: 10_000, Rate: 500, Burst: 10, PerSecond: 100, Requests: 10_000},
+			Mix:        results.MixRun{Orders: 10_000, ChecksPerOrder: 30, Events: 11_000, EarlyPaid: 6_000, MaxDelaySeconds: 30},
+			Backlog:    results.BacklogRun{Orders: 10_000, Checked: 10_000, Rate: 500, Burst: 10, PerSecond: 100, Requests: 10_000},
+			StoreMixes: []results.MixRun{{Store: "postgres", Orders: 2_000, ChecksPerOrder: 30, Events: 2_200, EarlyPaid: 1_200, MaxDelaySeconds: 30}},
+			Sweeps: []results.SweepRun{
+				{Store: "memory", Round: 1, Orders: 1_000, Paid: 100, Checked: 1_000, Requests: 1_000, Delivered: 100, PerSecond: 1, StoreShare: 1},
+				{Store: "postgres", Round: 1, Orders: 1_000, Paid: 100, Checked: 1_000, Requests: 1_000, Delivered: 100, PerSecond: 1, StoreShare: 1},
+			},
 		}
 	}
 	for _, tt := range []struct {
@@ -38,6 +43,18 @@ func TestEvaluateReconcile(t *testing.T) {
 		{"no early payment", func(r *results.Reconcile) { r.Mix.EarlyPaid = 0 }, true},
 		{"a 429", func(r *results.Reconcile) { r.Backlog.RateLimited = 1 }, true},
 		{"an order unchecked", func(r *results.Reconcile) { r.Backlog.Checked = 9_999 }, true},
+		{"the mix on PostgreSQL: more checks", func(r *results.Reconcile) { r.StoreMixes[0].ChecksPerOrder = 30.01 }, true},
+		{"the mix on PostgreSQL: an event twice", func(r *results.Reconcile) { r.StoreMixes[0].Twice = 1 }, true},
+		{"the mix on PostgreSQL: a slow payment", func(r *results.Reconcile) { r.StoreMixes[0].SlowPaid = 1 }, true},
+		{"sweep: an order unchecked", func(r *results.Reconcile) { r.Sweeps[1].Checked = 999 }, true},
+		{"sweep: a request more", func(r *results.Reconcile) { r.Sweeps[1].Requests = 1_001 }, true},
+		{"sweep: an event missing", func(r *results.Reconcile) { r.Sweeps[0].Delivered = 99 }, true},
+		{"sweep: an event twice", func(r *results.Reconcile) { r.Sweeps[1].Twice = 1 }, true},
+		{"sweep: an unexpected event", func(r *results.Reconcile) { r.Sweeps[1].Wrong = 1 }, true},
+		{"sweep: a paid order lost", func(r *results.Reconcile) { r.Sweeps[0].Lost = 1 }, true},
+		{"sweep: nothing paid", func(r *results.Reconcile) { r.Sweeps[0].Paid, r.Sweeps[0].Delivered = 0, 0 }, true},
+		{"sweep: no orders", func(r *results.Reconcile) { r.Sweeps[0] = results.SweepRun{Store: "memory"} }, true},
+		{"sweep: fast and the store quick", func(r *results.Reconcile) { r.Sweeps[1].PerSecond, r.Sweeps[1].StoreShare = 9_000, 0.1 }, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := good()
@@ -47,6 +64,39 @@ func TestEvaluateReconcile(t *testing.T) {
 		})
 	}
 	assert.True(t, Failed(evaluateReconcile(nil)))
+}
+
+// TestEvaluateSweeps: one line of each kind per store, in the order the
+// stores came; the rate and the store's share are medians, printed as
+// within or over budget.
+func TestEvaluateSweeps(t *testing.T) {
+	t.Parallel()
+	run := func(store string, rate, share float64) results.SweepRun {
+		return results.SweepRun{Store: store, Orders: 100, Paid: 10, Checked: 100, Requests: 100, Delivered: 10, PerSecond: rate, StoreShare: share}
+	}
+	vs := evaluateSweeps([]results.SweepRun{
+		run("memory", 14_000, 0.03), run("postgres", 3_000, 0.7),
+		run("memory", 12_000, 0.02), run("postgres", 9_000, 0.2),
+		run("memory", 13_000, 0.04), run("postgres", 8_500, 0.24),
+	})
+	var lines []string
+	for _, v := range vs {
+		lines = append(lines, v.String())
+	}
+	require.Len(t, lines, 6)
+	assert.Contains(t, lines[0], "PASS  reconcile/sweep/memory/counts")
+	assert.Contains(t, lines[1], "13000 checks/s, median of 3 rounds of 100 due orders (12000–14000; budget ≥ 8000 on a quiet machine) [within budget]")
+	assert.Contains(t, lines[2], "3% of the step's wall time, median of 3 rounds (budget ≤ 25%) [within budget]")
+	assert.Contains(t, lines[3], "PASS  reconcile/sweep/postgres/counts")
+	assert.Contains(t, lines[4], "8500 checks/s, median of 3 rounds of 100 due orders (3000–9000; budget ≥ 8000 on a quiet machine) [within budget]")
+	assert.Contains(t, lines[5], "24% of the step's wall time, median of 3 rounds (budget ≤ 25%) [within budget]")
+	vs = evaluateSweeps([]results.SweepRun{run("postgres", 7_999, 0.26)})
+	assert.Contains(t, vs[1].String(), "[over budget]")
+	assert.Contains(t, vs[2].String(), "[over budget]")
+	assert.False(t, Failed(vs), "timing never fails the run")
+	assert.Empty(t, evaluateSweeps(nil))
+	assert.Equal(t, 2.5, medianOf([]float64{4, 1, 3, 2}))
+	assert.Zero(t, medianOf(nil))
 }
 
 func TestRunReconcile(t *testing.T) {

@@ -12,9 +12,23 @@
 //
 //   - the backlog: -backlog orders due at once, checked by one step through
 //     a client with WithRateLimit(-rate, -burst) against a sandbox with the
-//     same quota: the pace (wall time) and the sandbox's 429s.
+//     same quota: the pace (wall time) and the sandbox's 429s;
 //
-//     go run ./cmd/reconcile -out results/reconcile.json
+//   - the sweep, end to end: -sweep orders due at once, a tenth of them
+//     paid in the sandbox, checked by one Step of a Sweeper with its
+//     defaults against the sandbox over loopback HTTP (the pooled client),
+//     on each store of -sweep-stores in turn for -sweep-rounds rounds
+//     (interleaved): checks per second, the store's share of the step's
+//     wall time (the time inside its calls, through a timing decorator),
+//     CPU per check (this process's getrusage, PostgreSQL's processes from
+//     /proc), the load average, and the counts (every order checked once,
+//     every paid order's event delivered once, no other event).
+//
+// PostgreSQL is the tests' kit (reconcile/sqlstore/drivertest/pgtest): a
+// cluster in a temporary directory on its durable defaults, started when a
+// run needs it and stopped at the end.
+//
+//	go run ./cmd/reconcile -out results/reconcile.json
 package main
 
 import (
@@ -23,6 +37,7 @@ import (
 	"fmt"
 	"log"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/upicollect/upicollect-go"
@@ -38,26 +53,58 @@ func main() {
 	backlog := flag.Int("backlog", 10_000, "orders due at once in the backlog run")
 	rate := flag.Float64("rate", 500, "the backlog run's rate limit, requests a second (client and sandbox)")
 	burst := flag.Int("burst", 10, "the backlog run's burst (client and sandbox)")
+	sweep := flag.Int("sweep", 100_000, "orders due at once in the end-to-end sweep (0: no sweep)")
+	sweepStores := flag.String("sweep-stores", "memory,postgres", "the stores the sweep runs on, in turn, comma-separated")
+	sweepRounds := flag.Int("sweep-rounds", 3, "rounds of the sweep on each store, interleaved")
 	out := flag.String("out", "results/reconcile.json", "where to write the results")
 	flag.Parse()
-	ctx := context.Background()
-	r := &results.Reconcile{Machine: results.ThisMachine(), Tracked: *tracked}
-	var err error
-	if r.BytesPerOrder, err = bytesPerOrder(ctx, *tracked); err != nil {
+	cfg := config{tracked: *tracked, orders: *orders, backlog: *backlog, rate: *rate, burst: *burst,
+		sweep: *sweep, sweepStores: strings.Split(*sweepStores, ","), sweepRounds: *sweepRounds}
+	if err := run(context.Background(), cfg, *out); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("memory store: %.0f bytes per tracked order at %d orders", r.BytesPerOrder, *tracked)
-	if r.Mix, err = mix(ctx, *orders); err != nil {
-		log.Fatal(err)
+}
+
+// config is the program's flags.
+type config struct {
+	tracked, orders, backlog int
+	rate                     float64
+	burst                    int
+	sweep                    int
+	sweepStores              []string
+	sweepRounds              int
+}
+
+// run measures everything cfg asks for and writes the results to out. The
+// PostgreSQL it starts, if any, is stopped before it returns.
+func run(ctx context.Context, cfg config, out string) (err error) {
+	r := &results.Reconcile{Machine: results.ThisMachine(), Tracked: cfg.tracked}
+	dbs := &databases{}
+	defer dbs.close()
+	if r.BytesPerOrder, err = bytesPerOrder(ctx, cfg.tracked); err != nil {
+		return err
+	}
+	log.Printf("memory store: %.0f bytes per tracked order at %d orders", r.BytesPerOrder, cfg.tracked)
+	if r.Mix, err = mix(ctx, cfg.orders); err != nil {
+		return err
 	}
 	log.Printf("mix: %+v", r.Mix)
-	if r.Backlog, err = backlogRun(ctx, *backlog, *rate, *burst); err != nil {
-		log.Fatal(err)
+	if r.Backlog, err = backlogRun(ctx, cfg.backlog, cfg.rate, cfg.burst); err != nil {
+		return err
 	}
 	log.Printf("backlog: %+v", r.Backlog)
-	if err := results.WriteReconcile(*out, r); err != nil {
-		log.Fatal(err)
+	if cfg.sweep > 0 {
+		e, err := newSweepEnv(ctx, cfg.sweep)
+		if err != nil {
+			return err
+		}
+		r.Sweeps, err = sweepRounds(ctx, e, cfg.sweepStores, cfg.sweepRounds, dbs)
+		e.close()
+		if err != nil {
+			return err
+		}
 	}
+	return results.WriteReconcile(out, r)
 }
 
 // heap returns the live heap after a full collection.

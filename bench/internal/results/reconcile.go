@@ -20,10 +20,18 @@ type Reconcile struct {
 	// client's WithRateLimit(Rate, Burst) against a sandbox with the same
 	// quota.
 	Backlog BacklogRun `json:"backlog"`
+	// Sweeps: Orders due at once, a tenth of them paid, checked by one
+	// Step against the sandbox over loopback, on each store in turn
+	// (interleaved rounds).
+	Sweeps []SweepRun `json:"sweeps,omitempty"`
+	// StoreMixes: the mix on the database stores (Mix is the memory
+	// store's), each with its Store set.
+	StoreMixes []MixRun `json:"store_mixes,omitempty"`
 }
 
 // MixRun is the mix through a sweeper.
 type MixRun struct {
+	Store          string  `json:"store,omitempty"` // "" for the memory store
 	Orders         int     `json:"orders"`
 	Steps          int     `json:"steps"`
 	Checks         int     `json:"checks"`
@@ -38,6 +46,40 @@ type MixRun struct {
 	EarlyPaid       int     `json:"early_paid"`
 	SlowPaid        int     `json:"slow_paid"`
 	MaxDelaySeconds float64 `json:"max_delay_seconds"`
+}
+
+// SweepRun is one Step over Orders due orders, Paid of them paid, on
+// Store ("memory", "postgres"), against the sandbox over loopback HTTP.
+type SweepRun struct {
+	Store  string `json:"store"`
+	Round  int    `json:"round"`
+	Orders int    `json:"orders"`
+	Paid   int    `json:"paid"`
+	// The counts: checks the step answered (Stats.Checked), status
+	// requests the sandbox saw, events the handler got (Delivered, of
+	// which Twice a second time for their order, Wrong for an order not
+	// paid), and paid orders whose event never came (Lost).
+	Checked   int   `json:"checked"`
+	Requests  int64 `json:"requests"`
+	Delivered int   `json:"delivered"`
+	Twice     int   `json:"twice"`
+	Wrong     int   `json:"wrong"`
+	Lost      int   `json:"lost"`
+	Errors    int   `json:"errors"` // Stats.Errors
+	// Wall time: the step's, and the time inside the store's calls (in
+	// all and by method, handlers left out).
+	Seconds      float64            `json:"seconds"`
+	PerSecond    float64            `json:"checks_per_second"`
+	StoreSeconds float64            `json:"store_seconds"`
+	StoreShare   float64            `json:"store_share"`
+	ByMethod     map[string]float64 `json:"store_seconds_by_method"`
+	// CPU per check, in µs: this process (the sweeper, the client and the
+	// in-process sandbox), the database's processes in all and its client
+	// backends' part (0 on the memory store).
+	GoMicros       float64 `json:"go_cpu_us_per_check"`
+	DBMicros       float64 `json:"db_cpu_us_per_check"`
+	BackendsMicros float64 `json:"db_backends_cpu_us_per_check"`
+	Load           string  `json:"load"` // the one-minute load average at the end
 }
 
 // BacklogRun is a due backlog checked under a rate limit.

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/bench/internal/results"
+	"github.com/upicollect/upicollect-go/bench/internal/timedstore"
+	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
+	"github.com/upicollect/upicollect-go/sandbox"
+)
+
+// sweepEnv is the end-to-end run's service: a sandbox on the real clock
+// over loopback, its pooled client, and the orders created in it, a tenth
+// of them paid. Each round tracks the same orders in a fresh store.
+type sweepEnv struct {
+	sb     *sandbox.Server
+	c      *upicollect.Client
+	orders []reconcile.Order // Created is set when a round tracks them
+	paid   map[string]bool
+}
+
+// newSweepEnv creates n intents in a new sandbox, 16 at a time, and pays
+// every tenth.
+func newSweepEnv(ctx context.Context, n int) (*sweepEnv, error) {
+	// Intents that outlive the run: an unpaid one never turns into an
+	// expiry while the rounds go.
+	sb := sandbox.New(sandbox.WithIntentTTL(24 * time.Hour))
+	e := &sweepEnv{sb: sb, c: sb.Client(), orders: make([]reconcile.Order, n), paid: map[string]bool{}}
+	for i := range e.orders {
+		e.orders[i] = reconcile.Order{ID: fmt.Sprintf("SWEEP_%08d", i), Amount: upicollect.Rupees(100 + int64(i%900))}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for _, o := range e.orders {
+		g.Go(func() error {
+			_, err := e.c.CreatePaymentIntent(gctx, &upicollect.IntentParams{
+				Amount: o.Amount, OrderID: o.ID, RedirectURL: "https://shop.example.com/return",
+				Note: "sweep", Customer: upicollect.Customer{Name: "Sweep Payer", Email: "payer@example.com", Mobile: "9876543210"},
+			})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		e.close()
+		return nil, fmt.Errorf("creating the intents: %w", err)
+	}
+	for i := 0; i < n; i += 10 {
+		if _, err := sb.Pay(e.orders[i].ID); err != nil {
+			e.close()
+			return nil, fmt.Errorf("paying %s: %w", e.orders[i].ID, err)
+		}
+		e.paid[e.orders[i].ID] = true
+	}
+	return e, nil
+}
+
+func (e *sweepEnv) close() {
+	e.c.CloseIdleConnections()
+	e.sb.Close()
+}
+
+// sweepRounds runs rounds of one Step over the env's orders on each store
+// of kinds in turn (memory, postgres: interleaved, so that the machine's
+// load falls on both alike).
+func sweepRounds(ctx context.Context, e *sweepEnv, kinds []string, rounds int, dbs *databases) ([]results.SweepRun, error) {
+	var out []results.SweepRun
+	for round := 1; round <= rounds; round++ {
+		for _, kind := range kinds {
+			r, err := sweepOnce(ctx, e, kind, round, dbs)
+			if err != nil {
+				return out, fmt.Errorf("sweep on %s, round %d: %w", kind, round, err)
+			}
+			log.Printf("sweep: %s", sweepLine(r))
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// sweepLine is one run as a line of the log.
+func sweepLine(r results.SweepRun) string {
+	methods := make([]string, 0, len(r.ByMethod))
+	for m := range r.ByMethod {
+		methods = append(methods, m)
+	}
+	sort.Slice(methods, func(i, j int) bool { return r.ByMethod[methods[i]] > r.ByMethod[methods[j]] })
+	var parts []string
+	for _, m := range methods {
+		if share := r.ByMethod[m] / r.Seconds; share >= 0.005 {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", m, 100*share))
+		}
+	}
+	cpu := fmt.Sprintf("Go %.1f µs", r.GoMicros)
+	if r.Store != "memory" {
+		cpu += fmt.Sprintf(", database %.1f µs (backends %.1f, rest %.1f)", r.DBMicros, r.BackendsMicros, r.DBMicros-r.BackendsMicros)
+	}
+	return fmt.Sprintf("%s round %d | %d due, %d paid | %.0f checks/s | store %.0f%% of the wall time (%s) | CPU per check: %s | checked %d, requests %d, events %d (twice %d, unexpected %d, lost %d), errors %d | load %s",
+		r.Store, r.Round, r.Orders, r.Paid, r.PerSecond, 100*r.StoreShare, strings.Join(parts, ", "), cpu,
+		r.Checked, r.Requests, r.Delivered, r.Twice, r.Wrong, r.Lost, r.Errors, r.Load)
+}
+
+// sweepOnce tracks the env's orders in a fresh store of kind, created a
+// minute ago (all due, inside the payer's window), and times one Step
+// over them.
+func sweepOnce(ctx context.Context, e *sweepEnv, kind string, round int, dbs *databases) (results.SweepRun, error) {
+	r := results.SweepRun{Store: kind, Round: round, Orders: len(e.orders), Paid: len(e.paid)}
+	var (
+		st         reconcile.Store
+		db         *sql.DB
+		postmaster int
+		err        error
+	)
+	switch kind {
+	case "memory":
+		st = reconcile.NewMemoryStore()
+	case "postgres":
+		if db, err = dbs.postgres(ctx, fmt.Sprintf("sweep_%d", round)); err != nil {
+			return r, err
+		}
+		defer db.Close()
+		if st, err = sqlstore.New(ctx, db, sqlstore.Postgres); err != nil {
+			return r, err
+		}
+		postmaster = dbs.pg.PID()
+	default:
+		return r, fmt.Errorf("no store %q (memory, postgres)", kind)
+	}
+	timed := timedstore.New(st)
+	var (
+		mu   sync.Mutex
+		seen = map[string]int{}
+	)
+	handler := func(_ context.Context, ev reconcile.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[ev.Order.ID]++
+		return nil
+	}
+	sw, err := reconcile.New(e.c, timed, handler)
+	if err != nil {
+		return r, err
+	}
+	if err := track(ctx, sw, db, e.orders, time.Now().Add(-time.Minute)); err != nil {
+		return r, err
+	}
+	timed.Reset()
+	e.sb.Clear(sandbox.Counts)
+	self0 := selfCPU()
+	db0, be0 := dbCPU(postmaster)
+	start := time.Now()
+	stats, err := sw.Step(ctx, start)
+	elapsed := time.Since(start)
+	self1 := selfCPU()
+	db1, be1 := dbCPU(postmaster)
+	if err != nil {
+		return r, err
+	}
+	spent, by := timed.Spent()
+	r.Checked, r.Errors = stats.Checked, stats.Errors
+	r.Requests = e.sb.Stats().Requests["checkPaymentStatus"]
+	for id, k := range seen {
+		r.Delivered += k
+		if k > 1 {
+			r.Twice++
+		}
+		if !e.paid[id] {
+			r.Wrong++
+		}
+	}
+	for id := range e.paid {
+		if seen[id] == 0 {
+			r.Lost++
+		}
+	}
+	r.Seconds = elapsed.Seconds()
+	r.PerSecond = float64(stats.Checked) / r.Seconds
+	r.StoreSeconds = spent.Seconds()
+	r.StoreShare = r.StoreSeconds / r.Seconds
+	r.ByMethod = map[string]float64{}
+	for m, c := range by {
+		r.ByMethod[m] = c.Spent.Seconds()
+	}
+	perCheck := func(d time.Duration) float64 {
+		return float64(d) / float64(time.Microsecond) / float64(max(stats.Checked, 1))
+	}
+	r.GoMicros, r.DBMicros, r.BackendsMicros = perCheck(self1-self0), perCheck(db1-db0), perCheck(be1-be0)
+	r.Load = loadAverage()
+	return r, nil
+}
+
+// track tracks orders, created at created, through sw: one by one on the
+// memory store (db nil), in transactions of 1,000 on a database.
+func track(ctx context.Context, sw *reconcile.Sweeper, db *sql.DB, orders []reconcile.Order, created time.Time) error {
+	const perTx = 1000
+	for i := 0; i < len(orders); i += perTx {
+		part := orders[i:min(i+perTx, len(orders))]
+		if db == nil {
+			for _, o := range part {
+				o.Created = created
+				if err := sw.Track(ctx, o); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		for _, o := range part {
+			o.Created = created
+			if err := sw.TrackTx(ctx, tx, o); err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selfCPU is the CPU time (user + system) this process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAverage is the machine's one-minute load average ("?" when unknown).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
+}
