@@ -193,18 +193,22 @@ func TestLedgerThroughput(t *testing.T) {
 			if dc.d == sqlstore.Postgres {
 				postmaster = needPostgres(t).PID()
 			}
+			var cpuPerOrder []float64 // each pass's, Go and database
 			for pass, k := range counts {
 				next := now.Add(time.Hour)
 				var upd0, hot0 int64
 				if dc.d == sqlstore.Postgres {
 					upd0, hot0 = hotUpdates(t, db)
 				}
+				waits := startWaits(ctx, t, db, dc.d)
 				self0, pg0, be0 := cpuTimes(postmaster)
 				start := time.Now()
 				committed, failed, twice, err := sweep(ctx, st, k, *ledgerBatch, now, next)
 				elapsed := time.Since(start)
 				self1, pg1, be1 := cpuTimes(postmaster)
+				w := waits.stop()
 				require.NoError(t, err)
+				require.NoError(t, w.Err, "sampling pg_stat_activity")
 				assert.Equal(t, n, committed, "pass %d: every order once", pass+1)
 				assert.Zero(t, failed, "no lease lost")
 				assert.Zero(t, twice, "no order leased twice in a pass")
@@ -220,10 +224,15 @@ func TestLedgerThroughput(t *testing.T) {
 					upd1, hot1 := hotUpdates(t, db)
 					cpu += fmt.Sprintf("; HOT updates %d of %d", hot1-hot0, upd1-upd0)
 				}
+				cpuPerOrder = append(cpuPerOrder, perOrder(busy))
 				t.Logf("%s | %d orders | %d sweeper(s) | batch %d | %.0f orders/s (%s) | CPU per order: %s; cores busy %.2f | load %s",
 					dc.name, n, k, *ledgerBatch, float64(committed)/elapsed.Seconds(), sweepTimes, cpu, float64(busy)/float64(elapsed), loadAverage())
+				if dc.d == sqlstore.Postgres {
+					t.Logf("%s | %d sweeper(s) | %v", dc.name, k, w)
+				}
 				now = next
 			}
+			t.Log(cpuRatios(counts, cpuPerOrder))
 			t.Logf("%s: %.0f bytes per tracked order after %d passes", dc.name, bytesPerOrder(t, db, dc.d, n), len(counts))
 			c, err := st.Counts(ctx)
 			require.NoError(t, err)
