@@ -11,7 +11,7 @@
 #
 # Exits 1 when a deterministic budget (allocations, connections, errors,
 # bytes per waiting call, the fleet's 429s and shared rate, reconciliation's
-# memory, checks, events and 429s) fails; timing
+# memory, checks, events and 429s, the end-to-end sweep's counts) fails; timing
 # budgets are printed as INFO only.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,11 +25,11 @@ esac
 
 if [ "$mode" = ci ]; then
   out=results/ci charts=results/ci/charts
-  count=3 benchtime=2000x duration=1s poll=4s fleet=5s mix=2000 backlog=2000
+  count=3 benchtime=2000x duration=1s poll=4s fleet=5s mix=2000 backlog=2000 sweep=2000 sweep_rounds=1
   river_n=2000 river_pairs=1
 else
   out=results/snapshot charts=charts
-  count=7 benchtime=1s duration=2s poll=4s fleet=10s mix=10000 backlog=10000
+  count=7 benchtime=1s duration=2s poll=4s fleet=10s mix=10000 backlog=10000 sweep=100000 sweep_rounds=3
   river_n=100000,1000000 river_pairs=3
 fi
 mkdir -p "$out" "$charts"
@@ -69,8 +69,10 @@ step "fleet: 4 processes x 64 callers sharing a quota, through redisrate and thr
 # Starts a redis-server of its own (installed by .ci/run).
 go run ./cmd/fleet -duration="$fleet" -cost-rounds="$count" -out="$out/fleet.json"
 
-step "reconcile: memory per tracked order, status checks over the mix, a due backlog under a rate limit"
-go run ./cmd/reconcile -orders="$mix" -backlog="$backlog" -out="$out/reconcile.json"
+step "reconcile: memory per tracked order, status checks over the mix (memory store and PostgreSQL), a due backlog under a rate limit, the sweep end to end (memory store and PostgreSQL, interleaved)"
+# Starts a PostgreSQL of its own (reconcile/sqlstore/drivertest/pgtest; installed by .ci/run).
+go run ./cmd/reconcile -orders="$mix" -mix-stores=postgres -backlog="$backlog" \
+  -sweep="$sweep" -sweep-stores=memory,postgres -sweep-rounds="$sweep_rounds" -out="$out/reconcile.json"
 
 step "River beside the ledger: burn-down, step loop and quiet loop interleaved on one PostgreSQL ($river_n items, $river_pairs pair(s) each)"
 # A module of its own outside the workspace (River declares go 1.26.0); it

@@ -9,6 +9,8 @@
 //     30 min–6 h later, 15 % never paid) walked through 72 hours of sandbox
 //     time by one sweeper: status checks per order, events against the
 //     plan, and how soon the payments of the first 15 minutes were reported;
+//     then the same on each store of -mix-stores (PostgreSQL, on sandbox
+//     time);
 //
 //   - the backlog: -backlog orders due at once, checked by one step through
 //     a client with WithRateLimit(-rate, -burst) against a sandbox with the
@@ -44,6 +46,7 @@ import (
 	"github.com/upicollect/upicollect-go/bench/internal/results"
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -53,16 +56,28 @@ func main() {
 	backlog := flag.Int("backlog", 10_000, "orders due at once in the backlog run")
 	rate := flag.Float64("rate", 500, "the backlog run's rate limit, requests a second (client and sandbox)")
 	burst := flag.Int("burst", 10, "the backlog run's burst (client and sandbox)")
+	mixStores := flag.String("mix-stores", "postgres", "the database stores the mix runs on too, comma-separated (\"\": none)")
 	sweep := flag.Int("sweep", 100_000, "orders due at once in the end-to-end sweep (0: no sweep)")
 	sweepStores := flag.String("sweep-stores", "memory,postgres", "the stores the sweep runs on, in turn, comma-separated")
 	sweepRounds := flag.Int("sweep-rounds", 3, "rounds of the sweep on each store, interleaved")
 	out := flag.String("out", "results/reconcile.json", "where to write the results")
 	flag.Parse()
 	cfg := config{tracked: *tracked, orders: *orders, backlog: *backlog, rate: *rate, burst: *burst,
-		sweep: *sweep, sweepStores: strings.Split(*sweepStores, ","), sweepRounds: *sweepRounds}
+		mixStores: fields(*mixStores), sweep: *sweep, sweepStores: fields(*sweepStores), sweepRounds: *sweepRounds}
 	if err := run(context.Background(), cfg, *out); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// fields splits a comma-separated list; "" is none.
+func fields(list string) []string {
+	var out []string
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // config is the program's flags.
@@ -70,6 +85,7 @@ type config struct {
 	tracked, orders, backlog int
 	rate                     float64
 	burst                    int
+	mixStores                []string
 	sweep                    int
 	sweepStores              []string
 	sweepRounds              int
@@ -85,10 +101,18 @@ func run(ctx context.Context, cfg config, out string) (err error) {
 		return err
 	}
 	log.Printf("memory store: %.0f bytes per tracked order at %d orders", r.BytesPerOrder, cfg.tracked)
-	if r.Mix, err = mix(ctx, cfg.orders); err != nil {
+	if r.Mix, err = mix(ctx, cfg.orders, "memory", dbs); err != nil {
 		return err
 	}
 	log.Printf("mix: %+v", r.Mix)
+	for _, kind := range cfg.mixStores {
+		m, err := mix(ctx, cfg.orders, kind, dbs)
+		if err != nil {
+			return fmt.Errorf("the mix on %s: %w", kind, err)
+		}
+		log.Printf("mix on %s: %+v", kind, m)
+		r.StoreMixes = append(r.StoreMixes, m)
+	}
 	if r.Backlog, err = backlogRun(ctx, cfg.backlog, cfg.rate, cfg.burst); err != nil {
 		return err
 	}
@@ -140,16 +164,33 @@ func bytesPerOrder(ctx context.Context, n int) (float64, error) {
 	return float64(after-before) / float64(n), nil
 }
 
-// mix walks the mix through one sweeper on a memory store.
-func mix(ctx context.Context, n int) (results.MixRun, error) {
+// mix walks the mix through one sweeper on a store of kind: "memory", or
+// "postgres" (a database of its own, on sandbox time: sqlstore.WithClock).
+func mix(ctx context.Context, n int, kind string, dbs *databases) (results.MixRun, error) {
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	clk := reconciletest.NewClock(t0)
 	sb := sandbox.New(sandbox.WithClock(clk.Now))
 	defer sb.Close()
 	c := sb.Client()
 	defer c.CloseIdleConnections()
+	var st reconcile.Store
+	switch kind {
+	case "memory":
+		st = reconcile.NewMemoryStore()
+	case "postgres":
+		db, err := dbs.postgres(ctx, "mix")
+		if err != nil {
+			return results.MixRun{}, err
+		}
+		defer db.Close()
+		if st, err = sqlstore.New(ctx, db, sqlstore.Postgres, sqlstore.WithClock(clk.Now)); err != nil {
+			return results.MixRun{}, err
+		}
+	default:
+		return results.MixRun{}, fmt.Errorf("no store %q (memory, postgres)", kind)
+	}
 	rec := &reconciletest.Recorder{}
-	sw, err := reconcile.New(c, reconcile.NewMemoryStore(), rec.Handle, reconcile.WithConcurrency(16))
+	sw, err := reconcile.New(c, st, rec.Handle, reconcile.WithConcurrency(16), reconcile.WithClock(clk.Now))
 	if err != nil {
 		return results.MixRun{}, err
 	}
@@ -162,8 +203,12 @@ func mix(ctx context.Context, n int) (results.MixRun, error) {
 		return results.MixRun{}, err
 	}
 	rep := reconciletest.Check(plan, rec.Deliveries())
+	store := kind
+	if kind == "memory" {
+		store = "" // the mix's own line
+	}
 	return results.MixRun{
-		Orders: n, Steps: steps, Checks: sum.Checked, ChecksPerOrder: float64(sum.Checked) / float64(n),
+		Store: store, Orders: n, Steps: steps, Checks: sum.Checked, ChecksPerOrder: float64(sum.Checked) / float64(n),
 		Events: rep.Events, Twice: rep.Twice, Lost: rep.Lost, Wrong: rep.Wrong,
 		EarlyPaid: rep.EarlyPaid, SlowPaid: rep.SlowPaid, MaxDelaySeconds: rep.MaxDelay.Seconds(),
 	}, nil

@@ -103,6 +103,9 @@ func sweepLine(r results.SweepRun) string {
 			parts = append(parts, fmt.Sprintf("%s %.0f%%", m, 100*share))
 		}
 	}
+	if len(parts) == 0 {
+		parts = []string{"each method under 0.5 %"}
+	}
 	cpu := fmt.Sprintf("Go %.1f µs", r.GoMicros)
 	if r.Store != "memory" {
 		cpu += fmt.Sprintf(", database %.1f µs (backends %.1f, rest %.1f)", r.DBMicros, r.BackendsMicros, r.DBMicros-r.BackendsMicros)
