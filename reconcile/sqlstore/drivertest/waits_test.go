@@ -157,16 +157,24 @@ func (c waitCounts) String() string {
 		100*c.share("Lock:"), c.Samples, c.Polls, strings.Join(parts, ", "))
 }
 
-// cpuRatios says how each pass's CPU per order (Go and database, in µs)
-// compares with the first pass's: a sweeper added should cost no extra
-// work (budget: within 10 %).
+// cpuRatios says how the CPU per order (Go and database, in µs) of each
+// pass with more sweepers than the first compares with that of the last
+// pass before it with the first's count (-ledger-sweepers=1,4,1,4: two
+// interleaved pairs): a sweeper added should cost no extra work (budget:
+// within 10 %).
 func cpuRatios(sweepers []int, perOrder []float64) string {
-	if len(perOrder) < 2 || perOrder[0] == 0 {
-		return ""
-	}
 	var parts []string
-	for i := 1; i < len(perOrder); i++ {
-		parts = append(parts, fmt.Sprintf("%d sweepers %.1f µs = %.2f × %d's %.1f µs", sweepers[i], perOrder[i], perOrder[i]/perOrder[0], sweepers[0], perOrder[0]))
+	base := -1
+	for i, k := range sweepers {
+		switch {
+		case k == sweepers[0]:
+			base = i
+		case base >= 0 && perOrder[base] > 0:
+			parts = append(parts, fmt.Sprintf("%d sweepers %.1f µs = %.2f × %d's %.1f µs", k, perOrder[i], perOrder[i]/perOrder[base], sweepers[base], perOrder[base]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
 	}
 	return "CPU per order (Go + database): " + strings.Join(parts, "; ") + " (budget within 10 %)"
 }
@@ -182,9 +190,10 @@ func TestWaitCounts(t *testing.T) {
 		c.String(), "under 1 % left out")
 	assert.Zero(t, waitCounts{Polls: 3}.share("Lock:"))
 	assert.Equal(t, "no backend samples", waitCounts{}.String())
-	assert.Equal(t, "CPU per order (Go + database): 4 sweepers 55.0 µs = 1.10 × 1's 50.0 µs (budget within 10 %)",
-		cpuRatios([]int{1, 4}, []float64{50, 55}))
+	assert.Equal(t, "CPU per order (Go + database): 4 sweepers 55.0 µs = 1.10 × 1's 50.0 µs; 4 sweepers 40.0 µs = 0.50 × 1's 80.0 µs (budget within 10 %)",
+		cpuRatios([]int{1, 4, 1, 4}, []float64{50, 55, 80, 40}), "each against the pass of one before it")
 	assert.Empty(t, cpuRatios([]int{1}, []float64{50}))
+	assert.Empty(t, cpuRatios([]int{1, 4}, []float64{0, 40}), "no CPU read: no ratio")
 }
 
 // TestWaitSampler: while one connection holds a row lock another waits
