@@ -39,14 +39,17 @@ type waitCounts struct {
 	Polls   int            // reads of pg_stat_activity
 	Samples int            // active backends seen, over every poll
 	By      map[string]int // samples by wait_event_type:wait_event ("CPU": none)
-	Err     error          // the first read that failed
+	// Locked counts the samples waiting for a heavyweight lock (Lock:*)
+	// by the statement they ran, its first words: which statement waits.
+	Locked map[string]int
+	Err    error // the first read that failed
 }
 
 // startWaits starts sampling db's backends until stop; on SQLite it
 // samples nothing (stop returns zero counts).
 func startWaits(ctx context.Context, t testing.TB, db *sql.DB, d sqlstore.Dialect) *waitSampler {
 	t.Helper()
-	w := &waitSampler{done: make(chan struct{}), counts: waitCounts{By: map[string]int{}}}
+	w := &waitSampler{done: make(chan struct{}), counts: waitCounts{By: map[string]int{}, Locked: map[string]int{}}}
 	if d != sqlstore.Postgres {
 		close(w.done)
 		w.cancel = func() {}
@@ -74,13 +77,18 @@ func startWaits(ctx context.Context, t testing.TB, db *sql.DB, d sqlstore.Dialec
 
 // poll reads pg_stat_activity once and counts what it saw.
 func (w *waitSampler) poll(ctx context.Context, conn *sql.Conn) {
-	rows, err := conn.QueryContext(ctx, `SELECT COALESCE(wait_event_type || ':' || wait_event, 'CPU') FROM pg_stat_activity
+	rows, err := conn.QueryContext(ctx, `SELECT COALESCE(wait_event_type || ':' || wait_event, 'CPU'),
+			CASE WHEN wait_event_type = 'Lock' THEN regexp_replace(left(query, 60), '\s+', ' ', 'g') ELSE '' END
+		FROM pg_stat_activity
 		WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid() AND datname = current_database()`)
-	seen := map[string]int{}
+	seen, locked := map[string]int{}, map[string]int{}
 	for err == nil && rows.Next() {
-		var what string
-		if err = rows.Scan(&what); err == nil {
+		var what, query string
+		if err = rows.Scan(&what, &query); err == nil {
 			seen[what]++
+			if query != "" {
+				locked[query]++
+			}
 		}
 	}
 	if err == nil {
@@ -102,6 +110,9 @@ func (w *waitSampler) poll(ctx context.Context, conn *sql.Conn) {
 		for what, n := range seen {
 			w.counts.By[what] += n
 			w.counts.Samples += n
+		}
+		for query, n := range locked {
+			w.counts.Locked[query] += n
 		}
 	}
 }
@@ -153,8 +164,26 @@ func (c waitCounts) String() string {
 			parts = append(parts, fmt.Sprintf("%s %.0f%%", what, 100*p))
 		}
 	}
-	return fmt.Sprintf("lock waits %.1f%% of %d backend samples in %d polls (budget ≤ 5%%): %s",
+	line := fmt.Sprintf("lock waits %.1f%% of %d backend samples in %d polls (budget ≤ 5%%): %s",
 		100*c.share("Lock:"), c.Samples, c.Polls, strings.Join(parts, ", "))
+	if len(c.Locked) == 0 {
+		return line
+	}
+	queries := make([]string, 0, len(c.Locked))
+	for q := range c.Locked {
+		queries = append(queries, q)
+	}
+	sort.Slice(queries, func(i, j int) bool {
+		if c.Locked[queries[i]] != c.Locked[queries[j]] {
+			return c.Locked[queries[i]] > c.Locked[queries[j]]
+		}
+		return queries[i] < queries[j]
+	})
+	var waiting []string
+	for _, q := range queries[:min(3, len(queries))] {
+		waiting = append(waiting, fmt.Sprintf("%d in %q", c.Locked[q], q))
+	}
+	return line + "; waiting for locks: " + strings.Join(waiting, ", ")
 }
 
 // cpuRatios says how the CPU per order (Go and database, in µs) of each
@@ -183,10 +212,10 @@ func cpuRatios(sweepers []int, perOrder []float64) string {
 func TestWaitCounts(t *testing.T) {
 	c := waitCounts{Polls: 10, Samples: 200, By: map[string]int{
 		"CPU": 150, "IO:WALSync": 30, "Lock:transactionid": 8, "Lock:tuple": 2, "LWLock:WALWrite": 9, "IPC:ProcArrayGroupUpdate": 1,
-	}}
+	}, Locked: map[string]int{"UPDATE o SET": 7, "WITH clock AS": 3}}
 	assert.InDelta(t, 0.05, c.share("Lock:"), 1e-9, "transactionid and tuple, not LWLock")
 	assert.InDelta(t, 0.045, c.share("LWLock:"), 1e-9)
-	assert.Equal(t, "lock waits 5.0% of 200 backend samples in 10 polls (budget ≤ 5%): CPU 75%, IO:WALSync 15%, LWLock:WALWrite 4%, Lock:transactionid 4%, Lock:tuple 1%",
+	assert.Equal(t, "lock waits 5.0% of 200 backend samples in 10 polls (budget ≤ 5%): CPU 75%, IO:WALSync 15%, LWLock:WALWrite 4%, Lock:transactionid 4%, Lock:tuple 1%; waiting for locks: 7 in \"UPDATE o SET\", 3 in \"WITH clock AS\"",
 		c.String(), "under 1 % left out")
 	assert.Zero(t, waitCounts{Polls: 3}.share("Lock:"))
 	assert.Equal(t, "no backend samples", waitCounts{}.String())
@@ -239,7 +268,8 @@ func TestWaitSampler(t *testing.T) {
 	assert.GreaterOrEqual(t, c.Polls, 3)
 	assert.Equal(t, c.Polls, c.Samples, "one active backend per poll: the waiting update, not the sampler")
 	assert.Equal(t, 1.0, c.share("Lock:"))
+	assert.Equal(t, map[string]int{"UPDATE w SET n = n + 1 WHERE id = 1": c.Samples}, c.Locked, "the waiting statement")
 	require.NoError(t, holder.Rollback())
 	require.NoError(t, <-blocked)
-	assert.Equal(t, waitCounts{By: map[string]int{}}, startWaits(ctx, t, db, sqlstore.SQLite).stop(), "SQLite: nothing sampled")
+	assert.Equal(t, waitCounts{By: map[string]int{}, Locked: map[string]int{}}, startWaits(ctx, t, db, sqlstore.SQLite).stop(), "SQLite: nothing sampled")
 }
