@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Reproduces every benchmark figure of BENCHMARKS.md and checks the budgets.
 #
-#   bench/run.sh        full run (about 8 minutes on 2 cores, and about 30 more
-#                       for River beside the ledger at 100k and 1M, 3 pairs
-#                       each): 7 interleaved rounds of 1s per benchmark;
+#   bench/run.sh        full run (about 20 minutes on 2 cores, with the sweep
+#                       end to end at 100,000 orders; and about 30 more for
+#                       River beside the ledger at 100k and 1M, 3 pairs each):
+#                       7 interleaved rounds of 1s per benchmark;
 #                       writes bench/results/snapshot/ and bench/charts/
-#   bench/run.sh --ci   fast run for CI (under 3 minutes on 2 cores): 3 rounds
-#                       of fixed iterations, 1s load runs, one pair of 2,000
-#                       items beside River; writes bench/results/ci/
+#   bench/run.sh --ci   fast run for CI (under 4 minutes on 2 cores): 3 rounds
+#                       of fixed iterations, 1s load runs, the sweep at 2,000
+#                       orders, one pair of 2,000 items beside River; writes
+#                       bench/results/ci/
 #
 # Exits 1 when a deterministic budget (allocations, connections, errors,
 # bytes per waiting call, the fleet's 429s and shared rate, reconciliation's

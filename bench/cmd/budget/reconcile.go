@@ -100,8 +100,8 @@ func evaluateSweeps(runs []results.SweepRun) []Verdict {
 		rate, share := medianOf(rates), medianOf(shares)
 		vs = append(vs,
 			Verdict{Name: "reconcile/sweep/" + st + "/counts", Pass: ok,
-				Detail: fmt.Sprintf("%d rounds: %d of %d due orders checked in %d requests, %d of %d paid orders' events delivered: %d twice, %d unexpected, %d lost (budget: every order once, every paid event once)",
-					len(rs), checked, orders, requests, delivered, paid, twice, wrong, lost)},
+				Detail: fmt.Sprintf("%d of %d due orders checked in %d requests, %d of %d paid orders' events delivered: %d twice, %d unexpected, %d lost, over %d round(s) (budget: every order once, every paid event once)",
+					checked, orders, requests, delivered, paid, twice, wrong, lost, len(rs))},
 			Verdict{Name: "reconcile/sweep/" + st + "/rate", Timing: true, Pass: rate >= sweepRate,
 				Detail: fmt.Sprintf("%.0f checks/s, median of %d rounds of %d due orders (%.0f–%.0f; budget ≥ %.0f on a quiet machine)",
 					rate, len(rs), rs[0].Orders, minOf(rates), maxOf(rates), sweepRate)},
