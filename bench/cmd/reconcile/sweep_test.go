@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSweepCounts: a round on each store checks every order once and
+// delivers every paid order's event once; the figures the budget reads
+// are filled in. Two rounds interleave the stores.
+func TestSweepCounts(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	e, err := newSweepEnv(ctx, 300)
+	require.NoError(t, err)
+	defer e.close()
+	assert.Len(t, e.paid, 30, "every tenth")
+	dbs := &databases{}
+	defer dbs.close()
+	runs, err := sweepRounds(ctx, e, []string{"memory", "postgres"}, 2, dbs)
+	require.NoError(t, err)
+	require.Len(t, runs, 4)
+	for i, r := range runs {
+		assert.Equal(t, []string{"memory", "postgres"}[i%2], r.Store)
+		assert.Equal(t, 1+i/2, r.Round)
+		assert.Equal(t, 300, r.Orders)
+		assert.Equal(t, 30, r.Paid)
+		assert.Equal(t, 300, r.Checked, r.Store)
+		assert.Equal(t, int64(300), r.Requests, r.Store)
+		assert.Equal(t, 30, r.Delivered, r.Store)
+		assert.Zero(t, r.Twice+r.Wrong+r.Lost+r.Errors, r.Store)
+		assert.Positive(t, r.PerSecond)
+		assert.Positive(t, r.ByMethod["Lease"], "the store's calls are timed")
+		assert.InDelta(t, r.StoreSeconds/r.Seconds, r.StoreShare, 1e-9)
+		assert.NotEmpty(t, r.Load)
+		assert.Contains(t, sweepLine(r), r.Store+" round")
+	}
+	_, err = sweepRounds(ctx, e, []string{"redis"}, 1, dbs)
+	assert.ErrorContains(t, err, `no store "redis"`)
+}
+
+func TestFields(t *testing.T) {
+	assert.Equal(t, []string{"memory", "postgres"}, fields(" memory, postgres ,"))
+	assert.Empty(t, fields(""))
+}
