@@ -40,10 +40,13 @@
 // PostgreSQL an UPDATE … FROM unnest(arrays), on SQLite an UPDATE … FROM
 // json_each), its own transaction. A batch with events is one transaction
 // (up to 50 events each): the quiet outcomes are recorded and the orders
-// with events locked first, then each event's Handler runs inside it, one
-// at a time, then the delivered events are recorded with their orders' new
-// states and deliveries, in one statement each, and the transaction
-// commits: one WAL flush for the batch, whatever its events. Tx gives a
+// with events locked first (on PostgreSQL one statement), then each event's
+// Handler runs inside it, one at a time, then the delivered events are
+// recorded with their orders' new states and pending deliveries (on
+// PostgreSQL one statement), and the transaction commits. On PostgreSQL a
+// lease does not wait for its WAL flush (a lease a crash loses only means
+// one more check, its outcome's commit being fenced by its token), so a
+// batch waits for one flush, whatever its events. Tx gives a
 // handler that transaction, so a credit written through it commits with
 // the event or not at all; a handler's first Tx opens a savepoint, so a
 // handler that fails undoes its own writes and event only, and records the
