@@ -403,10 +403,56 @@ func testRelease(t *testing.T, st reconcile.Store) {
 }
 
 // testConcurrentOnce runs several sweepers' loops on one store, each
-// committing an event for every order it leases, with leases short enough
-// to expire under them: every order's event is delivered (and committed)
-// exactly once.
+// committing an event for every order it leases (Commit, one at a time),
+// with leases short enough to expire under them: every order's event is
+// delivered (and committed) exactly once.
 func testConcurrentOnce(t *testing.T, st reconcile.Store) {
+	raceSweepers(t, st, func(ctx context.Context, now time.Time, ls []reconcile.Lease, handle func(id string) error) error {
+		for _, l := range ls {
+			ev := &reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: now}
+			err := st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: ev}, func(context.Context) error {
+				return handle(l.Order.ID)
+			})
+			if err != nil && !errors.Is(err, reconcile.ErrLeaseLost) && !errors.Is(err, errDownOnce) {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// testConcurrentBatchesOnce is testConcurrentOnce with each sweeper
+// recording every batch it leases in one CommitMany.
+func testConcurrentBatchesOnce(t *testing.T, st reconcile.Store) {
+	raceSweepers(t, st, func(ctx context.Context, now time.Time, ls []reconcile.Lease, handle func(id string) error) error {
+		cs := make([]reconcile.LeasedUpdate, len(ls))
+		for i, l := range ls {
+			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid,
+				Event: &reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: now}, Retry: reconcile.Retry{Next: now}}}
+		}
+		errs, err := st.CommitMany(ctx, cs, func(_ context.Context, i int) error { return handle(cs[i].Lease.Order.ID) })
+		if err != nil {
+			return err
+		}
+		for _, err := range errs {
+			if err != nil && !errors.Is(err, reconcile.ErrLeaseLost) && !errors.Is(err, errDownOnce) {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// errDownOnce is the handlers' failure in raceSweepers.
+var errDownOnce = errors.New("handler down once")
+
+// raceSweepers runs 4 sweepers' loops over 200 orders on st, each leasing
+// 7 at a time with leases short enough to expire under them, a shared
+// clock moving on every lease, and recording what it leased with record,
+// whose handle delivers an order's event (the first delivery of every
+// order whose id ends in 5 fails with errDownOnce). Every order's event
+// must be delivered exactly once.
+func raceSweepers(t *testing.T, st reconcile.Store, record func(ctx context.Context, now time.Time, ls []reconcile.Lease, handle func(id string) error) error) {
 	ctx := ctxFor(t)
 	const orders, sweepers = 200, 4
 	for i := range orders {
@@ -418,6 +464,15 @@ func testConcurrentOnce(t *testing.T, st reconcile.Store) {
 		failOnce  sync.Map
 		tick      atomic.Int64 // a shared clock that moves on every lease
 	)
+	handle := func(id string) error {
+		if _, failed := failOnce.LoadOrStore(id, true); !failed && id[len(id)-1] == '5' {
+			return errDownOnce
+		}
+		mu.Lock()
+		delivered[id]++
+		mu.Unlock()
+		return nil
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, sweepers)
 	for range sweepers {
@@ -437,22 +492,9 @@ func testConcurrentOnce(t *testing.T, st reconcile.Store) {
 					}
 					continue
 				}
-				for _, l := range ls {
-					ev := &reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: now}
-					err := st.Commit(ctx, l, reconcile.Update{State: reconcile.Paid, Event: ev}, func(context.Context) error {
-						// The handler of every order whose id ends in 5 fails once.
-						if _, failed := failOnce.LoadOrStore(l.Order.ID, true); !failed && l.Order.ID[len(l.Order.ID)-1] == '5' {
-							return errors.New("handler down once")
-						}
-						mu.Lock()
-						delivered[l.Order.ID]++
-						mu.Unlock()
-						return nil
-					})
-					if err != nil && !errors.Is(err, reconcile.ErrLeaseLost) && err.Error() != "handler down once" {
-						errs <- err
-						return
-					}
+				if err := record(ctx, now, ls, handle); err != nil {
+					errs <- err
+					return
 				}
 			}
 		}()
@@ -693,14 +735,8 @@ func testCommitMany(t *testing.T, st reconcile.Store) {
 // event records its retry and nothing else.
 func testCommitManyEvents(t *testing.T, st reconcile.Store) {
 	ctx := ctxFor(t)
-	for i := 1; i <= 4; i++ {
-		require.NoError(t, st.Track(ctx, order(i), T0))
-	}
-	ls, err := st.Lease(ctx, T0, 10, time.Minute)
-	require.NoError(t, err)
-	require.Len(t, ls, 4)
-	slices.SortFunc(ls, func(a, b reconcile.Lease) int { return strings.Compare(a.Order.ID, b.Order.ID) })
-	_, err = st.LeaseOrder(ctx, order(4).ID, T0.Add(2*time.Minute), time.Hour)
+	ls := trackAndLease(t, st, 4)
+	_, err := st.LeaseOrder(ctx, order(4).ID, T0.Add(2*time.Minute), time.Hour)
 	require.NoError(t, err, "the fourth order's lease expired and another sweeper took it")
 	next, retry := T0.Add(time.Hour), T0.Add(10*time.Minute)
 	cs := []reconcile.LeasedUpdate{
@@ -750,18 +786,27 @@ func testCommitManyEvents(t *testing.T, st reconcile.Store) {
 	assert.Empty(t, got.Events)
 }
 
+// trackAndLease tracks orders 1 to n due at T0 and leases them all at T0
+// for a minute, their leases in order of id.
+func trackAndLease(t *testing.T, st reconcile.Store, n int) []reconcile.Lease {
+	t.Helper()
+	ctx := ctxFor(t)
+	for i := 1; i <= n; i++ {
+		require.NoError(t, st.Track(ctx, order(i), T0))
+	}
+	ls, err := st.Lease(ctx, T0, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, n)
+	slices.SortFunc(ls, func(a, b reconcile.Lease) int { return strings.Compare(a.Order.ID, b.Order.ID) })
+	return ls
+}
+
 // testCommitManyHolds leases again, at a time every lease of the batch has
 // expired, while the batch's first event is being delivered: none of the
 // batch's orders is handed out, and the second event waits its turn.
 func testCommitManyHolds(t *testing.T, st reconcile.Store) {
 	ctx := ctxFor(t)
-	for i := 1; i <= 3; i++ {
-		require.NoError(t, st.Track(ctx, order(i), T0))
-	}
-	ls, err := st.Lease(ctx, T0, 10, time.Minute)
-	require.NoError(t, err)
-	require.Len(t, ls, 3)
-	slices.SortFunc(ls, func(a, b reconcile.Lease) int { return strings.Compare(a.Order.ID, b.Order.ID) })
+	ls := trackAndLease(t, st, 3)
 	later := T0.Add(time.Hour)
 	cs := []reconcile.LeasedUpdate{
 		{Lease: ls[0], Update: reconcile.Update{State: reconcile.Paid, Event: paidEvent(order(1), T0)}},
@@ -792,83 +837,6 @@ func testCommitManyHolds(t *testing.T, st reconcile.Store) {
 	ls, err = st.Lease(ctx, later, 10, time.Hour)
 	require.NoError(t, err)
 	assert.Empty(t, ls, "recorded: nothing due")
-}
-
-// testConcurrentBatchesOnce runs several sweepers' loops on one store, each
-// recording every batch it leases in one CommitMany with an event per
-// order, with leases short enough to expire under them: every order's
-// event is delivered (and committed) exactly once.
-func testConcurrentBatchesOnce(t *testing.T, st reconcile.Store) {
-	ctx := ctxFor(t)
-	const orders, sweepers = 200, 4
-	for i := range orders {
-		require.NoError(t, st.Track(ctx, order(i), T0))
-	}
-	var (
-		mu        sync.Mutex
-		delivered = map[string]int{}
-		failOnce  sync.Map
-		tick      atomic.Int64 // a shared clock that moves on every lease
-		down      = errors.New("handler down once")
-	)
-	var wg sync.WaitGroup
-	errs := make(chan error, sweepers)
-	for range sweepers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				now := T0.Add(time.Duration(tick.Add(1)) * time.Second)
-				ls, err := st.Lease(ctx, now, 7, 3*time.Second)
-				if err != nil {
-					errs <- err
-					return
-				}
-				if len(ls) == 0 {
-					if _, ok, err := st.NextDue(ctx, now); err == nil && !ok {
-						return
-					}
-					continue
-				}
-				cs := make([]reconcile.LeasedUpdate, len(ls))
-				for i, l := range ls {
-					cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid,
-						Event: &reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: now}, Retry: reconcile.Retry{Next: now}}}
-				}
-				cerrs, err := st.CommitMany(ctx, cs, func(_ context.Context, i int) error {
-					id := cs[i].Lease.Order.ID
-					// The handler of every order whose id ends in 5 fails once.
-					if _, failed := failOnce.LoadOrStore(id, true); !failed && id[len(id)-1] == '5' {
-						return down
-					}
-					mu.Lock()
-					delivered[id]++
-					mu.Unlock()
-					return nil
-				})
-				if err != nil {
-					errs <- err
-					return
-				}
-				for _, err := range cerrs {
-					if err != nil && !errors.Is(err, reconcile.ErrLeaseLost) && !errors.Is(err, down) {
-						errs <- err
-						return
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
-	require.NoError(t, ctx.Err(), "the sweepers did not finish")
-	require.Len(t, delivered, orders)
-	for id, n := range delivered {
-		assert.Equal(t, 1, n, "order %s delivered %d times", id, n)
-	}
 }
 
 func testLookupListCounts(t *testing.T, st reconcile.Store) {
