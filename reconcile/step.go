@@ -83,8 +83,9 @@ func (s *Sweeper) judged(ctx context.Context, now time.Time) (time.Time, error) 
 // event undelivered; the order is checked again after a backoff and the
 // event comes then. Step carries on with the other orders and returns the
 // handlers' errors joined, each naming its order. A store's error ends the
-// step. When the step ends early (ctx, a store's error), the orders it
-// leased and did not check are given back at once.
+// step. While it checks and records a full batch, it leases the next one
+// beside it. When the step ends early (ctx, a store's error, the service
+// failing), the orders it leased and did not check are given back at once.
 func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 	var (
 		stats Stats
@@ -129,8 +130,18 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 // checkDue leases and checks the orders due at judge, batch by batch,
 // until none is left that this step has not checked (seen), or the
 // service is failing for every order. It returns an error that ends the
-// step.
+// step. While a full batch is checked and recorded, the next one is
+// leased beside it (ahead), so that the store's lease does not wait for
+// the checks nor the checks for the lease; a batch leased ahead and not
+// checked (the service turned out to be failing, the step ended) is given
+// back, due as it was.
 func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[string]bool, stats *Stats, errs *[]error) error {
+	var ahead *leasing
+	defer func() {
+		if ahead != nil {
+			s.dropLeasing(ctx, ahead)
+		}
+	}()
 	for {
 		_, probe, held := s.health.held(now)
 		if held {
@@ -140,7 +151,20 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 		if probe {
 			limit = 1 // the service is failing: one check tells whether it is back
 		}
-		leases, err := s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
+		var (
+			leases []Lease
+			err    error
+		)
+		switch {
+		case ahead == nil:
+			leases, err = s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
+		case probe: // leased before the service was seen failing
+			s.dropLeasing(ctx, ahead)
+			leases, err = s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
+		default:
+			leases, err = s.takeLeasing(ctx, ahead)
+		}
+		ahead = nil
 		if err != nil {
 			return fmt.Errorf("reconcile: leasing due orders: %w", err)
 		}
@@ -161,13 +185,71 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 		if len(fresh) == 0 {
 			return nil
 		}
+		more := len(leases) == limit
+		if more && !probe {
+			ahead = s.startLeasing(ctx, judge, limit)
+		}
 		if err := s.checkBatch(ctx, now, judge, fresh, stats, errs); err != nil {
 			return err
 		}
-		if len(leases) < limit && !probe {
+		if !more && !probe {
 			return nil
 		}
 	}
+}
+
+// leasing is a Lease under way on a goroutine of its own.
+type leasing struct {
+	done   chan struct{} // closed when the Lease returned
+	leases []Lease
+	err    error
+}
+
+// startLeasing leases up to limit orders due at judge on a goroutine of its
+// own; takeLeasing or dropLeasing ends it.
+func (s *Sweeper) startLeasing(ctx context.Context, judge time.Time, limit int) *leasing {
+	l := &leasing{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.leases, l.err = s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
+	}()
+	return l
+}
+
+// takeLeasing waits for l's leases, or for ctx to end (l's leases are then
+// given back when they come).
+func (s *Sweeper) takeLeasing(ctx context.Context, l *leasing) ([]Lease, error) {
+	select {
+	case <-l.done:
+		return l.leases, l.err
+	case <-ctx.Done():
+		s.dropLeasing(ctx, l)
+		return nil, ctx.Err()
+	}
+}
+
+// dropLeasing gives l's leases back, due as they were, without waiting for
+// a Lease still under way: that one's are given back by a cleanup when it
+// returns.
+func (s *Sweeper) dropLeasing(ctx context.Context, l *leasing) {
+	select {
+	case <-l.done:
+		if l.err == nil && len(l.leases) > 0 {
+			s.giveBack(ctx, l.leases...)
+		}
+		return
+	default:
+	}
+	s.cleanup.after(ctx, func(cctx context.Context) {
+		select {
+		case <-l.done:
+		case <-cctx.Done():
+			return // the leases expire after their TTL
+		}
+		if l.err == nil && len(l.leases) > 0 {
+			_ = s.store.Release(cctx, l.leases...)
+		}
+	})
 }
 
 // checkBatch checks the leases and records the batch's outcomes in one

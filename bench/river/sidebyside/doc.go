@@ -6,7 +6,7 @@
 // client works them, with River's own benchmark's settings), the step loop
 // (Bench.Ledger with events: Lease a batch of LedgerBatch, one order in
 // EventEvery paid, one CommitMany per batch whose deliver runs inside its
-// transaction) and the quiet loop (the same without events). Each run
+// transaction, the next batch leased beside it as Step does) and the quiet loop (the same without events). Each run
 // reports its wall rate, its CPU per item split into this process, the
 // server's backends and the server's other processes (ReadCPU), the WAL
 // flushes and, for the ledger, its database round trips (Calls). Interleave

@@ -72,7 +72,7 @@ func outcome(l reconcile.Lease, now time.Time, events bool) reconcile.LeasedUpda
 
 // Ledger runs the Step store loop over n orders due now from empty tables:
 // Lease a batch of LedgerBatch, build each lease's outcome, record them
-// all (commitBatch), until nothing is due; with events false, the quiet
+// all (commitBatch) while the next batch is leased, until nothing is due; with events false, the quiet
 // loop (no order paid). It measures the loop from its first Lease to its
 // last commit, and checks that every order was committed once and every
 // event delivered once.
@@ -95,13 +95,33 @@ func (b *Bench) Ledger(ctx context.Context, n int, events bool) (Run, error) {
 	}
 	run := b.begin(ctx, kind, n)
 	var failed int
-	for {
-		ls, err := b.store.Lease(ctx, now, LedgerBatch, ledgerTTL)
+	// As the Sweeper's Step does, the next batch is leased while a full
+	// one is recorded.
+	type leased struct {
+		ls  []reconcile.Lease
+		err error
+	}
+	lease := func() <-chan leased {
+		c := make(chan leased, 1)
+		go func() {
+			ls, err := b.store.Lease(ctx, now, LedgerBatch, ledgerTTL)
+			c <- leased{ls, err}
+		}()
+		return c
+	}
+	ahead := lease()
+	for ahead != nil {
+		next := <-ahead
+		ls, err := next.ls, next.err
 		if err != nil {
 			return run, fmt.Errorf("lease: %w", err)
 		}
 		if len(ls) == 0 {
 			break
+		}
+		ahead = nil
+		if len(ls) == LedgerBatch {
+			ahead = lease()
 		}
 		cs := make([]reconcile.LeasedUpdate, len(ls))
 		for i, l := range ls {

@@ -1,0 +1,301 @@
+package reconcile_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/reconcile"
+)
+
+// aheadStore is a memory store that shows a step's second Lease, the
+// batch leased ahead: it signals when that Lease begins (started), holds
+// it until gate is closed (bounded by the test), leases on a context that
+// does not end (so that its leases must be given back), and signals when
+// it returned. Release calls' orders go to released.
+type aheadStore struct {
+	reconcile.Store
+	bound    context.Context
+	leases   atomic.Int32
+	started  chan struct{}
+	gate     chan struct{}
+	returned chan struct{}
+	released chan []string
+	// beforeCommit, when set, is called before each CommitMany; its
+	// error fails the call. afterCommit is called after it.
+	beforeCommit func() error
+	afterCommit  func()
+}
+
+func newAheadStore(t *testing.T) *aheadStore {
+	return &aheadStore{Store: reconcile.NewMemoryStore(), bound: boundedCtx(t),
+		started: make(chan struct{}), gate: make(chan struct{}), returned: make(chan struct{}),
+		released: make(chan []string, 16)}
+}
+
+func (s *aheadStore) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]reconcile.Lease, error) {
+	if s.leases.Add(1) != 2 {
+		return s.Store.Lease(ctx, now, limit, ttl)
+	}
+	close(s.started)
+	defer close(s.returned)
+	select {
+	case <-s.gate:
+	case <-s.bound.Done():
+		return nil, errors.New("the gate of the batch leased ahead was never opened")
+	}
+	return s.Store.Lease(context.WithoutCancel(ctx), now, limit, ttl)
+}
+
+func (s *aheadStore) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate, deliver func(context.Context, int) error) ([]error, error) {
+	if s.beforeCommit != nil {
+		if err := s.beforeCommit(); err != nil {
+			return nil, err
+		}
+	}
+	errs, err := s.Store.CommitMany(ctx, cs, deliver)
+	if s.afterCommit != nil {
+		s.afterCommit()
+	}
+	return errs, err
+}
+
+func (s *aheadStore) Release(ctx context.Context, ls ...reconcile.Lease) error {
+	err := s.Store.Release(ctx, ls...)
+	s.released <- ids(ls)
+	return err
+}
+
+// waitFor waits for c, bounded by the test.
+func (s *aheadStore) waitFor(c <-chan struct{}) error {
+	select {
+	case <-c:
+		return nil
+	case <-s.bound.Done():
+		return s.bound.Err()
+	}
+}
+
+// nextRelease is the orders of the next Release call, bounded by the test.
+func (s *aheadStore) nextRelease(t *testing.T) []string {
+	t.Helper()
+	select {
+	case r := <-s.released:
+		return r
+	case <-s.bound.Done():
+		require.FailNow(t, "no Release came")
+		return nil
+	}
+}
+
+// ids are the leases' order ids, sorted.
+func ids(ls []reconcile.Lease) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.Order.ID
+	}
+	sort.Strings(out)
+	return out
+}
+
+// trackAhead tracks n orders ah-0… (the service knows them: pending), all
+// due at t0.
+func trackAhead(t *testing.T, e *env, sw *reconcile.Sweeper, n int) []string {
+	t.Helper()
+	ctx := boundedCtx(t)
+	var out []string
+	for i := range n {
+		o := e.intent(t, fmt.Sprint("ah-", i), upicollect.Rupees(10))
+		require.NoError(t, sw.Track(ctx, o))
+		out = append(out, o.ID)
+	}
+	return out
+}
+
+// TestStepLeasesTheNextBatchAhead: while a full batch is checked and
+// recorded, the next batch is leased beside it (the first batch's
+// CommitMany waits for the second Lease to have begun); after a batch that
+// was not full, nothing more is leased.
+func TestStepLeasesTheNextBatchAhead(t *testing.T) {
+	e := newEnv(t)
+	st := newAheadStore(t)
+	close(st.gate)
+	st.beforeCommit = func() error { return st.waitFor(st.started) }
+	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	trackAhead(t, e, sw, 5)
+	stats, err := sw.Step(boundedCtx(t), t0.Add(time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, 5, stats.Checked)
+	assert.EqualValues(t, 3, st.leases.Load(), "leases of 2, 2 and 1 order")
+	assert.Empty(t, st.released, "nothing given back")
+}
+
+// outageEnv is a sandbox down for maintenance, its client retrying without
+// waiting, each check sent only once check allows it.
+func outageEnv(t *testing.T, check func() error) *env {
+	e := newEnv(t)
+	e.sb.InjectFault(maintenancePage)
+	rt := http.DefaultTransport.(*http.Transport).Clone()
+	e.client = e.sb.Client(upicollect.WithHTTPClient(&http.Client{Transport: gatedChecks{rt: rt, check: check}}),
+		upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Microsecond, MaxDelay: time.Microsecond}))
+	t.Cleanup(e.client.CloseIdleConnections)
+	return e
+}
+
+// gatedChecks sends a status check once check returns (its error fails
+// the check).
+type gatedChecks struct {
+	rt    http.RoundTripper
+	check func() error
+}
+
+func (g gatedChecks) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path == "/v1/payments/checkPaymentStatus" {
+		if err := g.check(); err != nil {
+			return nil, err
+		}
+	}
+	return g.rt.RoundTrip(r)
+}
+
+// TestOutageGivesBackTheBatchLeasedAhead: when the first batch shows the
+// service failing for every order, the batch leased beside it is given
+// back unchecked, due as it was: at once when its Lease has returned, by a
+// cleanup when it returns later.
+func TestOutageGivesBackTheBatchLeasedAhead(t *testing.T) {
+	for _, returned := range []bool{true, false} {
+		t.Run(fmt.Sprint("lease returned ", returned), func(t *testing.T) {
+			st := newAheadStore(t)
+			check := func() error { return nil }
+			if returned { // the checks wait for the batch leased ahead
+				close(st.gate)
+				check = func() error { return st.waitFor(st.returned) }
+			}
+			e := outageEnv(t, check)
+			sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(3), reconcile.WithClock(e.clk.Now))
+			require.NoError(t, err)
+			all := trackAhead(t, e, sw, 6)
+			now := t0.Add(time.Minute)
+			stats, err := sw.Step(boundedCtx(t), now)
+			require.NoError(t, err)
+			assert.Equal(t, 0, stats.Checked)
+			assert.Equal(t, 3, stats.Errors, "the first batch's checks failed")
+			// The first two failures are recorded (each order backs off);
+			// the third shows the outage, and its order is given back.
+			first := st.nextRelease(t)
+			assert.Len(t, first, 1)
+			if returned {
+				require.Len(t, st.released, 1, "the batch leased ahead given back before Step returned")
+			} else {
+				assert.Empty(t, st.released, "the Lease under way is not waited for")
+				close(st.gate)
+			}
+			ahead := st.nextRelease(t)
+			assert.Len(t, ahead, 3, "the second batch")
+			// Leased late, it may hold the order given back first.
+			again, err := st.Store.Lease(boundedCtx(t), now, 10, time.Minute)
+			require.NoError(t, err)
+			assert.Len(t, again, 4, "every order but the two backing off due again as it was")
+			assert.Subset(t, ids(again), append(slices.Clone(ahead), first...))
+			assert.Subset(t, all, ids(again))
+		})
+	}
+}
+
+// TestStepEndsWhileTheBatchAheadIsLeased: a step whose context ends while
+// it waits for the batch leased ahead returns at once with ctx's error;
+// that batch is given back when its Lease returns, and the next step
+// checks it.
+func TestStepEndsWhileTheBatchAheadIsLeased(t *testing.T) {
+	e := newEnv(t)
+	st := newAheadStore(t)
+	ctx, cancel := context.WithCancel(boundedCtx(t))
+	defer cancel()
+	st.afterCommit = cancel
+	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	trackAhead(t, e, sw, 4)
+	now := t0.Add(time.Minute)
+	stats, err := sw.Step(ctx, now)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 2, stats.Checked, "the first batch")
+	assert.Empty(t, st.released)
+	close(st.gate)
+	assert.Len(t, st.nextRelease(t), 2, "the batch leased ahead given back")
+	st.afterCommit = nil
+	stats, err = sw.Step(boundedCtx(t), now)
+	require.NoError(t, err)
+	assert.Equal(t, 2, stats.Checked, "the batch given back, checked by the next step")
+}
+
+// limitsSeen records the limit of every Lease call.
+type limitsSeen struct {
+	*aheadStore
+	limits []int
+}
+
+func (s *limitsSeen) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]reconcile.Lease, error) {
+	s.limits = append(s.limits, limit) // a step's leases come one after another
+	return s.aheadStore.Lease(ctx, now, limit, ttl)
+}
+
+// TestProbeGivesBackTheBatchLeasedAhead: when the service is seen failing
+// (by Confirm calls) while a step records a batch, the batch leased beside
+// it is given back, and the step's next check is a single probe; the
+// probe answered, the step leases full batches again.
+func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
+	e := newEnv(t)
+	bad := map[string]bool{"x-0": true, "x-1": true, "x-2": true}
+	rt := http.DefaultTransport.(*http.Transport).Clone()
+	e.client = e.sb.Client(upicollect.WithHTTPClient(&http.Client{Transport: garbageFor{rt: rt, bad: bad}}),
+		upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 1}))
+	t.Cleanup(e.client.CloseIdleConnections)
+	st := &limitsSeen{aheadStore: newAheadStore(t)}
+	close(st.gate)
+	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	trackAhead(t, e, sw, 4)
+	for id := range bad { // created later: not due in the step
+		o := e.intent(t, id, upicollect.Rupees(10))
+		o.Created = t0.Add(2 * time.Hour)
+		require.NoError(t, sw.Track(boundedCtx(t), o))
+	}
+	ctx := boundedCtx(t)
+	st.beforeCommit = func() error {
+		st.beforeCommit = nil
+		if err := st.waitFor(st.returned); err != nil {
+			return err
+		}
+		// The Confirms' clock: past the first probe's time (30 s) at the
+		// step's, their orders' backoff (a minute) not.
+		e.clk.Set(t0.Add(time.Hour - 40*time.Second))
+		for id := range bad { // three orders' checks fail: the service is out
+			_, err := sw.Confirm(ctx, id)
+			assert.Error(t, err, id)
+		}
+		return nil
+	}
+	stats, err := sw.Step(ctx, t0.Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, 4, stats.Checked)
+	var released [][]string // the step's (a Confirm gives its order back too)
+	for len(st.released) > 0 {
+		if r := <-st.released; !bad[r[0]] {
+			released = append(released, r)
+		}
+	}
+	require.Len(t, released, 1, "the batch leased ahead given back")
+	assert.Len(t, released[0], 2)
+	assert.Equal(t, []int{2, 2, 1, 2}, st.limits[:4], "a batch, the one leased ahead, the probe, a batch")
+}
