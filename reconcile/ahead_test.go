@@ -35,6 +35,8 @@ type aheadStore struct {
 	// error fails the call. afterCommit is called after it.
 	beforeCommit func() error
 	afterCommit  func()
+	// aheadErr, when set, is the second Lease's error.
+	aheadErr error
 }
 
 func newAheadStore(t *testing.T) *aheadStore {
@@ -53,6 +55,9 @@ func (s *aheadStore) Lease(ctx context.Context, now time.Time, limit int, ttl ti
 	case <-s.gate:
 	case <-s.bound.Done():
 		return nil, errors.New("the gate of the batch leased ahead was never opened")
+	}
+	if s.aheadErr != nil {
+		return nil, s.aheadErr
 	}
 	return s.Store.Lease(context.WithoutCancel(ctx), now, limit, ttl)
 }
@@ -139,6 +144,23 @@ func TestStepLeasesTheNextBatchAhead(t *testing.T) {
 	assert.Equal(t, 5, stats.Checked)
 	assert.EqualValues(t, 3, st.leases.Load(), "leases of 2, 2 and 1 order")
 	assert.Empty(t, st.released, "nothing given back")
+}
+
+// TestStepLeasesAgainWhenTheLeaseAheadFailed: a lease ahead that failed
+// (on SQLite it may have waited past its busy timeout for the step's own
+// batch) is made again after the batch, and the step goes on.
+func TestStepLeasesAgainWhenTheLeaseAheadFailed(t *testing.T) {
+	e := newEnv(t)
+	st := newAheadStore(t)
+	close(st.gate)
+	st.aheadErr = errors.New("database is locked (SQLITE_BUSY)")
+	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	trackAhead(t, e, sw, 4)
+	stats, err := sw.Step(boundedCtx(t), t0.Add(time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, 4, stats.Checked)
+	assert.EqualValues(t, 4, st.leases.Load(), "a batch, the failed lease ahead, the same again, the empty lease ahead")
 }
 
 // outageEnv is a sandbox down for maintenance, its client retrying without

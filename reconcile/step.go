@@ -134,7 +134,7 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 // leased beside it (ahead), so that the store's lease does not wait for
 // the checks nor the checks for the lease; a batch leased ahead and not
 // checked (the service turned out to be failing, the step ended) is given
-// back, due as it was.
+// back, due as it was; one that failed is made again, after the batch.
 func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[string]bool, stats *Stats, errs *[]error) error {
 	var ahead *leasing
 	defer func() {
@@ -162,7 +162,11 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 			s.dropLeasing(ctx, ahead)
 			leases, err = s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
 		default:
-			leases, err = s.takeLeasing(ctx, ahead)
+			// A lease ahead that failed is made again, in turn: it may
+			// have waited for this step's own batch (SQLite's one writer).
+			if leases, err = s.takeLeasing(ctx, ahead); err != nil && ctx.Err() == nil {
+				leases, err = s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
+			}
 		}
 		ahead = nil
 		if err != nil {
