@@ -108,7 +108,9 @@
 //     the process — waits for the handler to return, up to the busy
 //     timeout, and then fails with SQLITE_BUSY. A handler that writes
 //     through the *sql.DB instead of Tx therefore blocks itself until the
-//     busy timeout and fails: write through Tx.
+//     busy timeout and fails: write through Tx. (The sweeper's own lease
+//     of its next batch, made beside the batch, waits too; when it fails,
+//     the sweeper leases again after the batch.)
 //
 // On PostgreSQL only the batch's order rows are held: writes through the
 // *sql.DB to other rows proceed, and a write to one of those orders' store
