@@ -12,35 +12,6 @@ import (
 	"github.com/upicollect/upicollect-go/reconcile"
 )
 
-func TestStatFields(t *testing.T) {
-	tests := []struct {
-		name string
-		line string
-		want stat
-		ok   bool
-	}{
-		{"a backend", "4242 (postgres) S 4100 4100 4100 0 -1 4194560 900 0 0 0 120 34 5 6 20 0 1 0 1000 1 2",
-			stat{ppid: "4100", utime: 120, stime: 34, cutime: 5, cstime: 6}, true},
-		{"a command with ') ' in its name", "7 (a) b) R 1 7 7 0 -1 0 0 0 0 0 1 2 3 4 20",
-			stat{ppid: "1", utime: 1, stime: 2, cutime: 3, cstime: 4}, true},
-		{"too short", "7 (a) R 1 7 7 0 -1 0 0 0 0 0 1 2", stat{}, false},
-		{"no command", "7 a R 1", stat{}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := statFields(tt.line)
-			assert.Equal(t, tt.ok, ok)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-func TestClientBackend(t *testing.T) {
-	assert.True(t, clientBackend("postgres: postgres sidebyside 127.0.0.1(51234) idle"))
-	assert.False(t, clientBackend("postgres: walwriter "))
-	assert.False(t, clientBackend("postgres: autovacuum worker sidebyside"))
-}
-
 func TestCPU(t *testing.T) {
 	a := CPU{Go: 10 * time.Millisecond, Backends: 20 * time.Millisecond, Rest: 5 * time.Millisecond}
 	b := CPU{Go: 4 * time.Millisecond, Backends: 8 * time.Millisecond, Rest: 1 * time.Millisecond}
