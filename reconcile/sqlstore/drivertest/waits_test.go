@@ -40,7 +40,8 @@ type waitCounts struct {
 	Samples int            // active backends seen, over every poll
 	By      map[string]int // samples by wait_event_type:wait_event ("CPU": none)
 	// Locked counts the samples waiting for a heavyweight lock (Lock:*)
-	// by the statement they ran, its first words: which statement waits.
+	// by the statement they ran and what blocked it (each blocker's state
+	// and statement, their first words): which statement waits, for what.
 	Locked map[string]int
 	Err    error // the first read that failed
 }
@@ -75,11 +76,18 @@ func startWaits(ctx context.Context, t testing.TB, db *sql.DB, d sqlstore.Dialec
 	return w
 }
 
+// statementEnds is how a waitSampler names a statement: its first and last
+// words (the store's statements share their first: WITH clock AS …).
+const statementEnds = `CASE WHEN length(a.query) <= 80 THEN a.query ELSE left(a.query, 30) || ' … ' || right(a.query, 50) END`
+
 // poll reads pg_stat_activity once and counts what it saw.
 func (w *waitSampler) poll(ctx context.Context, conn *sql.Conn) {
 	rows, err := conn.QueryContext(ctx, `SELECT COALESCE(wait_event_type || ':' || wait_event, 'CPU'),
-			CASE WHEN wait_event_type = 'Lock' THEN regexp_replace(left(query, 60), '\s+', ' ', 'g') ELSE '' END
-		FROM pg_stat_activity
+			CASE WHEN wait_event_type = 'Lock' THEN regexp_replace(`+statementEnds+`, '\s+', ' ', 'g') || ' ← ' ||
+				COALESCE((SELECT string_agg(b.state || ': ' || regexp_replace(`+strings.ReplaceAll(statementEnds, "a.", "b.")+`, '\s+', ' ', 'g'), ' | ')
+					FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))), 'none')
+			ELSE '' END
+		FROM pg_stat_activity a
 		WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid() AND datname = current_database()`)
 	seen, locked := map[string]int{}, map[string]int{}
 	for err == nil && rows.Next() {
@@ -227,7 +235,8 @@ func TestWaitCounts(t *testing.T) {
 
 // TestWaitSampler: while one connection holds a row lock another waits
 // for, the sampler sees the waiting backend's Lock:transactionid (or
-// Lock:tuple) and never counts its own backend.
+// Lock:tuple) with the holder's state and statement, and never counts its
+// own backend.
 func TestWaitSampler(t *testing.T) {
 	ctx := testCtx(t)
 	_, db := newPostgresDB(t)
@@ -268,7 +277,8 @@ func TestWaitSampler(t *testing.T) {
 	assert.GreaterOrEqual(t, c.Polls, 3)
 	assert.Equal(t, c.Polls, c.Samples, "one active backend per poll: the waiting update, not the sampler")
 	assert.Equal(t, 1.0, c.share("Lock:"))
-	assert.Equal(t, map[string]int{"UPDATE w SET n = n + 1 WHERE id = 1": c.Samples}, c.Locked, "the waiting statement")
+	assert.Equal(t, map[string]int{"UPDATE w SET n = n + 1 WHERE id = 1 ← idle in transaction: UPDATE w SET n = n + 1 WHERE id = 1": c.Samples},
+		c.Locked, "the waiting statement, and the holder's")
 	require.NoError(t, holder.Rollback())
 	require.NoError(t, <-blocked)
 	assert.Equal(t, waitCounts{By: map[string]int{}, Locked: map[string]int{}}, startWaits(ctx, t, db, sqlstore.SQLite).stop(), "SQLite: nothing sampled")
