@@ -321,3 +321,40 @@ func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 	assert.Len(t, released[0], 2)
 	assert.Equal(t, []int{2, 2, 1, 2}, st.limits[:4], "a batch, the one leased ahead, the probe, a batch")
 }
+
+// TestNothingLeasedAheadNothingGivenBack: a lease ahead that found nothing
+// makes no Release call, whether it had returned when the step stopped
+// (the service failing) or returned after (the step's context ended).
+func TestNothingLeasedAheadNothingGivenBack(t *testing.T) {
+	t.Run("the service failing", func(t *testing.T) {
+		st := newAheadStore(t)
+		close(st.gate)
+		e := outageEnv(t, func() error { return st.waitFor(st.returned) })
+		sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(3), reconcile.WithClock(e.clk.Now))
+		require.NoError(t, err)
+		trackAhead(t, e, sw, 3)
+		_, err = sw.Step(boundedCtx(t), t0.Add(time.Minute))
+		require.NoError(t, err)
+		assert.Len(t, st.nextRelease(t), 1, "the order that showed the outage")
+		assert.Empty(t, st.released, "no Release for the empty lease ahead")
+	})
+	t.Run("the step's context ended", func(t *testing.T) {
+		e := newEnv(t)
+		st := newAheadStore(t)
+		ctx, cancel := context.WithCancel(boundedCtx(t))
+		defer cancel()
+		st.afterCommit = cancel
+		sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+		require.NoError(t, err)
+		trackAhead(t, e, sw, 2)
+		now := t0.Add(time.Minute)
+		_, err = sw.Step(ctx, now)
+		require.ErrorIs(t, err, context.Canceled)
+		close(st.gate)
+		st.afterCommit = nil
+		stats, err := sw.Step(boundedCtx(t), now) // after the cleanup
+		require.NoError(t, err)
+		assert.Zero(t, stats.Checked)
+		assert.Empty(t, st.released, "no Release for the empty lease ahead")
+	})
+}
