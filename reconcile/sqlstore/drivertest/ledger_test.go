@@ -311,6 +311,22 @@ func TestCommitManyOneBatch(t *testing.T) {
 		assert.Equal(t, reconcile.OrderState{Order: ls[7].Order, State: reconcile.Expired, Reason: "checks kept failing",
 			Updated: t0.Add(3 * time.Second)}, *st)
 		assert.Equal(t, []int{9}, delivered)
+		if c.d == sqlstore.Postgres {
+			// The parts, by the transaction that last wrote each row: the
+			// first maxBatch outcomes (8's fenced out: its lease's), then
+			// the rest.
+			rows, err := c.db.QueryContext(ctx, `SELECT count(*) FROM `+sqlstore.OrdersTable+` GROUP BY xmin::TEXT ORDER BY 1`)
+			require.NoError(t, err)
+			var parts []int
+			for rows.Next() {
+				var k int
+				require.NoError(t, rows.Scan(&k))
+				parts = append(parts, k)
+			}
+			require.NoError(t, rows.Err())
+			rows.Close()
+			assert.Equal(t, []int{1, n - maxBatch(t), maxBatch(t) - 1}, parts)
+		}
 		st, err = c.st.Lookup(ctx, ls[9].Order.ID)
 		require.NoError(t, err)
 		require.Len(t, st.Events, 1, "the event recorded with its outcome")

@@ -10,11 +10,13 @@ import (
 
 // sent is ../testdata/statements.json, which the sqlstore module's own
 // test keeps equal to its code: the store's statements as they are sent,
-// per dialect ("postgres", "sqlite"), and how many orders one Prune
-// transaction deletes. This module reads them there, as it sees only
+// per dialect ("postgres", "sqlite"), how many orders one Prune
+// transaction deletes, and how many orders one statement leases, commits
+// or releases. This module reads them there, as it sees only
 // sqlstore's exported API.
 type sent struct {
 	PruneBatch int                          `json:"prune_batch"`
+	MaxBatch   int                          `json:"max_batch"`
 	Statements map[string]map[string]string `json:"statements"`
 }
 
@@ -51,4 +53,17 @@ func pruneBatch(t testing.TB) int {
 		t.Fatal("no prune_batch in ../testdata/statements.json")
 	}
 	return s.PruneBatch
+}
+
+// maxBatch is how many orders one statement leases, commits or releases.
+func maxBatch(t testing.TB) int {
+	t.Helper()
+	s, err := loadSent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MaxBatch < 1 {
+		t.Fatal("no max_batch in ../testdata/statements.json")
+	}
+	return s.MaxBatch
 }
