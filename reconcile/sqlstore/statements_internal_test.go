@@ -38,14 +38,16 @@ func TestStatements(t *testing.T) {
 
 // sent is what testdata/statements.json holds: the store's statements on
 // each dialect as they are sent (the lease statement for a batch of 1000),
-// how many orders one Prune transaction deletes, and how many orders one
-// statement leases, commits or releases. The driver tests
+// how many orders one Prune transaction deletes, how many orders one
+// statement leases, commits or releases, and how many events one
+// CommitMany transaction records. The driver tests
 // (module reconcile/sqlstore/drivertest) read it to EXPLAIN the statements
 // on real databases and to prune past one batch; this module has no
 // driver, so the file is how they see the unexported code.
 type sent struct {
 	PruneBatch int                          `json:"prune_batch"`
 	MaxBatch   int                          `json:"max_batch"`
+	MaxEvents  int                          `json:"max_events"`
 	Statements map[string]map[string]string `json:"statements"`
 }
 
@@ -75,7 +77,7 @@ func statementsOf(d Dialect) map[string]string {
 // TestStatementsGolden: testdata/statements.json is the code's (go test
 // -run TestStatementsGolden -update rewrites it).
 func TestStatementsGolden(t *testing.T) {
-	want := sent{PruneBatch: pruneBatch, MaxBatch: maxBatch, Statements: map[string]map[string]string{
+	want := sent{PruneBatch: pruneBatch, MaxBatch: maxBatch, MaxEvents: maxEvents, Statements: map[string]map[string]string{
 		"postgres": statementsOf(Postgres),
 		"sqlite":   statementsOf(SQLite),
 	}}

@@ -312,20 +312,9 @@ func TestCommitManyOneBatch(t *testing.T) {
 			Updated: t0.Add(3 * time.Second)}, *st)
 		assert.Equal(t, []int{9}, delivered)
 		if c.d == sqlstore.Postgres {
-			// The parts, by the transaction that last wrote each row: the
-			// first maxBatch outcomes (8's fenced out: its lease's), then
-			// the rest.
-			rows, err := c.db.QueryContext(ctx, `SELECT count(*) FROM `+sqlstore.OrdersTable+` GROUP BY xmin::TEXT ORDER BY 1`)
-			require.NoError(t, err)
-			var parts []int
-			for rows.Next() {
-				var k int
-				require.NoError(t, rows.Scan(&k))
-				parts = append(parts, k)
-			}
-			require.NoError(t, rows.Err())
-			rows.Close()
-			assert.Equal(t, []int{1, n - maxBatch(t), maxBatch(t) - 1}, parts)
+			// The first maxBatch outcomes (8's fenced out: its lease's),
+			// then the rest.
+			assert.Equal(t, []int{1, n - maxBatch(t), maxBatch(t) - 1}, writers(t, c.db))
 		}
 		st, err = c.st.Lookup(ctx, ls[9].Order.ID)
 		require.NoError(t, err)
@@ -344,6 +333,62 @@ func TestCommitManyOneBatch(t *testing.T) {
 			again += len(more)
 		}
 		assert.Equal(t, n-2, again, "recorded ones are due again; 7 is done, 8 is still held")
+	})
+}
+
+// writers counts the orders by the transaction that last wrote each
+// (PostgreSQL's xmin), fewest first: how a call's rows were parted.
+func writers(t *testing.T, db *sql.DB) []int {
+	t.Helper()
+	rows, err := db.QueryContext(testCtx(t), `SELECT count(*) FROM `+sqlstore.OrdersTable+` GROUP BY xmin::TEXT ORDER BY 1`)
+	require.NoError(t, err)
+	defer rows.Close()
+	var parts []int
+	for rows.Next() {
+		var k int
+		require.NoError(t, rows.Scan(&k))
+		parts = append(parts, k)
+	}
+	require.NoError(t, rows.Err())
+	return parts
+}
+
+// TestCommitManyEventsInParts: a call's events are recorded maxEvents per
+// transaction (PostgreSQL caches 64 subtransactions), each delivered once,
+// in order.
+func TestCommitManyEventsInParts(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx := testCtx(t)
+		n := maxEvents(t) + 10
+		loadOrders(t, c.db, c.d, n)
+		ls, err := c.st.Lease(ctx, t0.Add(time.Hour), n, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, ls, n)
+		cs := make([]reconcile.LeasedUpdate, n)
+		for i, l := range ls {
+			ev := reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: t0}
+			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid, Event: &ev, Checked: true}}
+		}
+		var delivered []int
+		errs, err := c.st.CommitMany(ctx, cs, func(_ context.Context, i int) error {
+			delivered = append(delivered, i)
+			return nil
+		})
+		require.NoError(t, err)
+		for i, e := range errs {
+			require.NoError(t, e, i)
+		}
+		want := make([]int, n)
+		for i := range want {
+			want[i] = i
+		}
+		assert.Equal(t, want, delivered)
+		counts, err := c.st.Counts(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, map[reconcile.State]int{reconcile.Paid: n}, counts)
+		if c.d == sqlstore.Postgres {
+			assert.Equal(t, []int{10, maxEvents(t)}, writers(t, c.db), "a transaction of maxEvents events, then the rest")
+		}
 	})
 }
 
