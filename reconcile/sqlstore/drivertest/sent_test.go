@@ -44,13 +44,19 @@ func sentStatements(t testing.TB, dialect string) map[string]string {
 }
 
 // pruneBatch is how many orders one Prune transaction deletes.
-func pruneBatch(t testing.TB) int { return sentCount(t, "prune_batch", func(s sent) int { return s.PruneBatch }) }
+func pruneBatch(t testing.TB) int {
+	return sentCount(t, "prune_batch", func(s sent) int { return s.PruneBatch })
+}
 
 // maxBatch is how many orders one statement leases, commits or releases.
-func maxBatch(t testing.TB) int { return sentCount(t, "max_batch", func(s sent) int { return s.MaxBatch }) }
+func maxBatch(t testing.TB) int {
+	return sentCount(t, "max_batch", func(s sent) int { return s.MaxBatch })
+}
 
 // maxEvents is how many events one CommitMany transaction records.
-func maxEvents(t testing.TB) int { return sentCount(t, "max_events", func(s sent) int { return s.MaxEvents }) }
+func maxEvents(t testing.TB) int {
+	return sentCount(t, "max_events", func(s sent) int { return s.MaxEvents })
+}
 
 // sentCount is the count of ../testdata/statements.json that field reads
 // (named name there), at least 1.
