@@ -1,12 +1,15 @@
 package reconcile_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,8 +38,9 @@ type aheadStore struct {
 	// error fails the call. afterCommit is called after it.
 	beforeCommit func() error
 	afterCommit  func()
-	// aheadErr, when set, is the second Lease's error.
-	aheadErr error
+	// aheadErr, when set, is the second Lease's error; releaseErr every
+	// Release's (the leases are given back all the same).
+	aheadErr, releaseErr error
 }
 
 func newAheadStore(t *testing.T) *aheadStore {
@@ -78,6 +82,9 @@ func (s *aheadStore) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate
 func (s *aheadStore) Release(ctx context.Context, ls ...reconcile.Lease) error {
 	err := s.Store.Release(ctx, ls...)
 	s.released <- ids(ls)
+	if s.releaseErr != nil {
+		return s.releaseErr
+	}
 	return err
 }
 
@@ -154,13 +161,49 @@ func TestStepLeasesAgainWhenTheLeaseAheadFailed(t *testing.T) {
 	st := newAheadStore(t)
 	close(st.gate)
 	st.aheadErr = errors.New("database is locked (SQLITE_BUSY)")
-	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+	var log bytes.Buffer
+	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now),
+		reconcile.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
 	require.NoError(t, err)
 	trackAhead(t, e, sw, 4)
 	stats, err := sw.Step(boundedCtx(t), t0.Add(time.Minute))
 	require.NoError(t, err)
 	assert.Equal(t, 4, stats.Checked)
 	assert.EqualValues(t, 4, st.leases.Load(), "a batch, the failed lease ahead, the same again, the empty lease ahead")
+	assert.Contains(t, log.String(), "database is locked (SQLITE_BUSY)", "the failed lease ahead is logged")
+}
+
+// TestStoreErrorsWithABatchLeasedAhead: when the store fails a batch's
+// CommitMany, or the Release of the batch leased ahead, the step ends with
+// the store's error, and the batch leased ahead is given back before it
+// returns.
+func TestStoreErrorsWithABatchLeasedAhead(t *testing.T) {
+	t.Run("CommitMany", func(t *testing.T) {
+		e := newEnv(t)
+		st := newAheadStore(t)
+		close(st.gate)
+		st.beforeCommit = func() error { return errors.New("connection reset") }
+		sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+		require.NoError(t, err)
+		trackAhead(t, e, sw, 4)
+		_, err = sw.Step(boundedCtx(t), t0.Add(time.Minute))
+		require.ErrorContains(t, err, "connection reset")
+		require.Len(t, st.released, 2, "the batch not recorded and the one leased ahead, given back before Step returned")
+		assert.Len(t, <-st.released, 2)
+		assert.Len(t, <-st.released, 2)
+	})
+	t.Run("Release", func(t *testing.T) {
+		st := newAheadStore(t)
+		close(st.gate)
+		st.releaseErr = errors.New("connection reset")
+		e := outageEnv(t, func() error { return st.waitFor(st.returned) })
+		sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(3), reconcile.WithClock(e.clk.Now))
+		require.NoError(t, err)
+		trackAhead(t, e, sw, 6)
+		_, err = sw.Step(boundedCtx(t), t0.Add(time.Minute))
+		require.ErrorContains(t, err, "giving back 3 orders leased ahead: connection reset")
+		require.Len(t, st.released, 2)
+	})
 }
 
 // outageEnv is a sandbox down for maintenance, its client retrying without
@@ -193,16 +236,24 @@ func (g gatedChecks) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestOutageGivesBackTheBatchLeasedAhead: when the first batch shows the
 // service failing for every order, the batch leased beside it is given
-// back unchecked, due as it was: at once when its Lease has returned, by a
-// cleanup when it returns later.
+// back unchecked, due as it was, before Step returns: at once when its
+// Lease had returned, after waiting for it when it had not.
 func TestOutageGivesBackTheBatchLeasedAhead(t *testing.T) {
 	for _, returned := range []bool{true, false} {
 		t.Run(fmt.Sprint("lease returned ", returned), func(t *testing.T) {
 			st := newAheadStore(t)
-			check := func() error { return nil }
+			var check func() error
 			if returned { // the checks wait for the batch leased ahead
 				close(st.gate)
 				check = func() error { return st.waitFor(st.returned) }
+			} else { // the lease ahead goes on once the outage shows
+				var checks atomic.Int32
+				check = func() error {
+					if checks.Add(1) == 3 { // the third check sent
+						close(st.gate)
+					}
+					return nil
+				}
 			}
 			e := outageEnv(t, check)
 			sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(3), reconcile.WithClock(e.clk.Now))
@@ -215,15 +266,9 @@ func TestOutageGivesBackTheBatchLeasedAhead(t *testing.T) {
 			assert.Equal(t, 3, stats.Errors, "the first batch's checks failed")
 			// The first two failures are recorded (each order backs off);
 			// the third shows the outage, and its order is given back.
-			first := st.nextRelease(t)
+			require.Len(t, st.released, 2, "both given back before Step returned")
+			first, ahead := <-st.released, <-st.released
 			assert.Len(t, first, 1)
-			if returned {
-				require.Len(t, st.released, 1, "the batch leased ahead given back before Step returned")
-			} else {
-				assert.Empty(t, st.released, "the Lease under way is not waited for")
-				close(st.gate)
-			}
-			ahead := st.nextRelease(t)
 			assert.Len(t, ahead, 3, "the second batch")
 			// Leased late, it may hold the order given back first.
 			again, err := st.Store.Lease(boundedCtx(t), now, 10, time.Minute)
@@ -264,11 +309,14 @@ func TestStepEndsWhileTheBatchAheadIsLeased(t *testing.T) {
 // limitsSeen records the limit of every Lease call.
 type limitsSeen struct {
 	*aheadStore
+	mu     sync.Mutex
 	limits []int
 }
 
 func (s *limitsSeen) Lease(ctx context.Context, now time.Time, limit int, ttl time.Duration) ([]reconcile.Lease, error) {
-	s.limits = append(s.limits, limit) // a step's leases come one after another
+	s.mu.Lock()
+	s.limits = append(s.limits, limit)
+	s.mu.Unlock()
 	return s.aheadStore.Lease(ctx, now, limit, ttl)
 }
 
@@ -319,6 +367,8 @@ func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 	}
 	require.Len(t, released, 1, "the batch leased ahead given back")
 	assert.Len(t, released[0], 2)
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	assert.Equal(t, []int{2, 2, 1, 2}, st.limits[:4], "a batch, the one leased ahead, the probe, a batch")
 }
 

@@ -139,7 +139,7 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 	var ahead *leasing
 	defer func() {
 		if ahead != nil {
-			s.dropLeasing(ctx, ahead)
+			s.dropLeasing(ctx, ahead, errs)
 		}
 	}()
 	for {
@@ -151,24 +151,8 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 		if probe {
 			limit = 1 // the service is failing: one check tells whether it is back
 		}
-		var (
-			leases []Lease
-			err    error
-		)
-		switch {
-		case ahead == nil:
-			leases, err = s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
-		case probe: // leased before the service was seen failing
-			s.dropLeasing(ctx, ahead)
-			leases, err = s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
-		default:
-			// A lease ahead that failed is made again, in turn: it may
-			// have waited for this step's own batch (SQLite's one writer).
-			if leases, err = s.takeLeasing(ctx, ahead); err != nil && ctx.Err() == nil {
-				leases, err = s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
-			}
-		}
-		ahead = nil
+		leases, err := s.nextBatch(ctx, judge, limit, probe, ahead, errs)
+		ahead = nil // taken or dropped by nextBatch
 		if err != nil {
 			return fmt.Errorf("reconcile: leasing due orders: %w", err)
 		}
@@ -202,6 +186,25 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 	}
 }
 
+// nextBatch leases the step's next batch of up to limit orders: ahead's,
+// when a lease ahead is under way (nil: none) and the step is not probing;
+// else (and when ahead's failed: it may have waited for this step's own
+// batch, on SQLite's one writer) a Lease made now. ahead is taken or
+// dropped either way.
+func (s *Sweeper) nextBatch(ctx context.Context, judge time.Time, limit int, probe bool, ahead *leasing, errs *[]error) ([]Lease, error) {
+	if ahead != nil && !probe {
+		leases, err := s.takeLeasing(ctx, ahead, errs)
+		if err == nil || ctx.Err() != nil {
+			return leases, err
+		}
+		s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: leasing the next batch beside the last one failed; leasing it again",
+			slog.String("error", err.Error()))
+	} else if ahead != nil { // leased before the service was seen failing
+		s.dropLeasing(ctx, ahead, errs)
+	}
+	return s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
+}
+
 // leasing is a Lease under way on a goroutine of its own.
 type leasing struct {
 	done   chan struct{} // closed when the Lease returned
@@ -220,38 +223,43 @@ func (s *Sweeper) startLeasing(ctx context.Context, judge time.Time, limit int) 
 	return l
 }
 
-// takeLeasing waits for l's leases, or for ctx to end (l's leases are then
-// given back when they come).
-func (s *Sweeper) takeLeasing(ctx context.Context, l *leasing) ([]Lease, error) {
+// takeLeasing waits for l's leases, or for ctx to end: l is then dropped
+// (its leases given back when they come), and ctx's error returned.
+func (s *Sweeper) takeLeasing(ctx context.Context, l *leasing, errs *[]error) ([]Lease, error) {
 	select {
 	case <-l.done:
 		return l.leases, l.err
 	case <-ctx.Done():
-		s.dropLeasing(ctx, l)
+		s.dropLeasing(ctx, l, errs)
 		return nil, ctx.Err()
 	}
 }
 
-// dropLeasing gives l's leases back, due as they were, without waiting for
-// a Lease still under way: that one's are given back by a cleanup when it
-// returns.
-func (s *Sweeper) dropLeasing(ctx context.Context, l *leasing) {
+// dropLeasing gives l's leases back, due as they were: while ctx lives, at
+// once, after waiting for l's Lease to return (a failed Release is added to
+// errs); once ctx has ended, by a cleanup when the Lease returns (a step
+// never outlives its context).
+func (s *Sweeper) dropLeasing(ctx context.Context, l *leasing, errs *[]error) {
 	select {
 	case <-l.done:
-		if l.err == nil && len(l.leases) > 0 {
-			s.giveBack(ctx, l.leases...)
+		if l.err != nil || len(l.leases) == 0 {
+			return
 		}
-		return
-	default:
+		if ctx.Err() == nil {
+			if err := s.store.Release(ctx, l.leases...); err != nil {
+				*errs = append(*errs, fmt.Errorf("reconcile: giving back %d orders leased ahead: %w", len(l.leases), err))
+			}
+			return
+		}
+	case <-ctx.Done():
 	}
 	s.cleanup.after(ctx, func(cctx context.Context) {
 		select {
 		case <-l.done:
-		case <-cctx.Done():
-			return // the leases expire after their TTL
-		}
-		if l.err == nil && len(l.leases) > 0 {
-			_ = s.store.Release(cctx, l.leases...)
+			if l.err == nil && len(l.leases) > 0 {
+				_ = s.store.Release(cctx, l.leases...)
+			}
+		case <-cctx.Done(): // the leases expire after their TTL
 		}
 	})
 }

@@ -72,10 +72,10 @@ func outcome(l reconcile.Lease, now time.Time, events bool) reconcile.LeasedUpda
 
 // Ledger runs the Step store loop over n orders due now from empty tables:
 // Lease a batch of LedgerBatch, build each lease's outcome, record them
-// all (commitBatch) while the next batch is leased, until nothing is due; with events false, the quiet
-// loop (no order paid). It measures the loop from its first Lease to its
-// last commit, and checks that every order was committed once and every
-// event delivered once.
+// all (commitBatch) while the next batch is leased, until nothing is
+// due; with events false, the quiet loop (no order paid). It measures the
+// loop from its first Lease to its last commit, and checks that every
+// order was committed once and every event delivered once.
 func (b *Bench) Ledger(ctx context.Context, n int, events bool) (Run, error) {
 	if err := b.exec(ctx, `TRUNCATE `+strings.Join(ledgerTables, ", ")); err != nil {
 		return Run{}, err
@@ -96,7 +96,8 @@ func (b *Bench) Ledger(ctx context.Context, n int, events bool) (Run, error) {
 	run := b.begin(ctx, kind, n)
 	var failed int
 	// As the Sweeper's Step does, the next batch is leased while a full
-	// one is recorded.
+	// one is recorded. A run that fails leaves its leases (and a lease
+	// ahead still under way) to the next run's TRUNCATE.
 	type leased struct {
 		ls  []reconcile.Lease
 		err error
