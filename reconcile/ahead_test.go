@@ -282,28 +282,36 @@ func TestOutageGivesBackTheBatchLeasedAhead(t *testing.T) {
 
 // TestStepEndsWhileTheBatchAheadIsLeased: a step whose context ends while
 // it waits for the batch leased ahead returns at once with ctx's error;
-// that batch is given back when its Lease returns, and the next step
-// checks it.
+// that batch is given back by the cleanup when its Lease returns (a Lease
+// that found nothing makes no Release call), and the next step, which
+// waits for the cleanup, checks it.
 func TestStepEndsWhileTheBatchAheadIsLeased(t *testing.T) {
-	e := newEnv(t)
-	st := newAheadStore(t)
-	ctx, cancel := context.WithCancel(boundedCtx(t))
-	defer cancel()
-	st.afterCommit = cancel
-	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
-	require.NoError(t, err)
-	trackAhead(t, e, sw, 4)
-	now := t0.Add(time.Minute)
-	stats, err := sw.Step(ctx, now)
-	require.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, 2, stats.Checked, "the first batch")
-	assert.Empty(t, st.released)
-	close(st.gate)
-	assert.Len(t, st.nextRelease(t), 2, "the batch leased ahead given back")
-	st.afterCommit = nil
-	stats, err = sw.Step(boundedCtx(t), now)
-	require.NoError(t, err)
-	assert.Equal(t, 2, stats.Checked, "the batch given back, checked by the next step")
+	for _, ahead := range []int{2, 0} {
+		t.Run(fmt.Sprint(ahead, " leased ahead"), func(t *testing.T) {
+			e := newEnv(t)
+			st := newAheadStore(t)
+			ctx, cancel := context.WithCancel(boundedCtx(t))
+			defer cancel()
+			st.afterCommit = cancel
+			sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+			require.NoError(t, err)
+			trackAhead(t, e, sw, 2+ahead)
+			now := t0.Add(time.Minute)
+			stats, err := sw.Step(ctx, now)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, 2, stats.Checked, "the first batch")
+			assert.Empty(t, st.released)
+			close(st.gate)
+			st.afterCommit = nil
+			stats, err = sw.Step(boundedCtx(t), now)
+			require.NoError(t, err)
+			assert.Equal(t, ahead, stats.Checked, "the batch given back, checked by the next step")
+			if ahead > 0 {
+				assert.Len(t, st.nextRelease(t), ahead, "the batch leased ahead given back")
+			}
+			assert.Empty(t, st.released, "no other Release")
+		})
+	}
 }
 
 // limitsSeen records the limit of every Lease call.
@@ -373,38 +381,17 @@ func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 }
 
 // TestNothingLeasedAheadNothingGivenBack: a lease ahead that found nothing
-// makes no Release call, whether it had returned when the step stopped
-// (the service failing) or returned after (the step's context ended).
+// makes no Release call when the service turns out to be failing (for a
+// step whose context ended, see TestStepEndsWhileTheBatchAheadIsLeased).
 func TestNothingLeasedAheadNothingGivenBack(t *testing.T) {
-	t.Run("the service failing", func(t *testing.T) {
-		st := newAheadStore(t)
-		close(st.gate)
-		e := outageEnv(t, func() error { return st.waitFor(st.returned) })
-		sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(3), reconcile.WithClock(e.clk.Now))
-		require.NoError(t, err)
-		trackAhead(t, e, sw, 3)
-		_, err = sw.Step(boundedCtx(t), t0.Add(time.Minute))
-		require.NoError(t, err)
-		assert.Len(t, st.nextRelease(t), 1, "the order that showed the outage")
-		assert.Empty(t, st.released, "no Release for the empty lease ahead")
-	})
-	t.Run("the step's context ended", func(t *testing.T) {
-		e := newEnv(t)
-		st := newAheadStore(t)
-		ctx, cancel := context.WithCancel(boundedCtx(t))
-		defer cancel()
-		st.afterCommit = cancel
-		sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
-		require.NoError(t, err)
-		trackAhead(t, e, sw, 2)
-		now := t0.Add(time.Minute)
-		_, err = sw.Step(ctx, now)
-		require.ErrorIs(t, err, context.Canceled)
-		close(st.gate)
-		st.afterCommit = nil
-		stats, err := sw.Step(boundedCtx(t), now) // after the cleanup
-		require.NoError(t, err)
-		assert.Zero(t, stats.Checked)
-		assert.Empty(t, st.released, "no Release for the empty lease ahead")
-	})
+	st := newAheadStore(t)
+	close(st.gate)
+	e := outageEnv(t, func() error { return st.waitFor(st.returned) })
+	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(3), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	trackAhead(t, e, sw, 3)
+	_, err = sw.Step(boundedCtx(t), t0.Add(time.Minute))
+	require.NoError(t, err)
+	assert.Len(t, st.nextRelease(t), 1, "the order that showed the outage")
+	assert.Empty(t, st.released, "no Release for the empty lease ahead")
 }
