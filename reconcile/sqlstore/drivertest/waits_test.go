@@ -41,7 +41,8 @@ type waitCounts struct {
 	By      map[string]int // samples by wait_event_type:wait_event ("CPU": none)
 	// Locked counts the samples waiting for a heavyweight lock (Lock:*)
 	// by the statement they ran and what blocked it (each blocker's state
-	// and statement, their first words): which statement waits, for what.
+	// and statement; statements by their first and last words, see
+	// statementEnds): which statement waits, for what.
 	Locked map[string]int
 	Err    error // the first read that failed
 }
