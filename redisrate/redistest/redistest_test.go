@@ -120,8 +120,8 @@ func TestStart(t *testing.T) {
 		{name: "installed", path: path, ci: "true"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.path == path && !installed {
-				t.Skip(lookErr)
+			if tt.path == path && !installed && os.Getenv("CI") != "true" {
+				t.Skip(lookErr) // on CI, where redis-server is installed, the case runs and fails
 			}
 			t.Setenv("PATH", tt.path)
 			t.Setenv("CI", tt.ci)
