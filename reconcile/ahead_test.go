@@ -153,6 +153,59 @@ func TestStepLeasesTheNextBatchAhead(t *testing.T) {
 	assert.Empty(t, st.released, "nothing given back")
 }
 
+// TestStepRecordsBesideTheNextChecks: a batch is recorded while the next
+// one is checked (the first batch's CommitMany waits for the second
+// batch's first check to be sent), its handlers one at a time, and every
+// count comes back to the step's Stats.
+func TestStepRecordsBesideTheNextChecks(t *testing.T) {
+	e := newEnv(t)
+	st := newAheadStore(t)
+	close(st.gate)
+	var sent atomic.Int32
+	third := make(chan struct{})
+	rt := http.DefaultTransport.(*http.Transport).Clone()
+	e.client = e.sb.Client(upicollect.WithHTTPClient(&http.Client{Transport: gatedChecks{rt: rt, check: func() error {
+		if sent.Add(1) == 3 {
+			close(third)
+		}
+		return nil
+	}}}))
+	t.Cleanup(e.client.CloseIdleConnections)
+	var commits atomic.Int32
+	st.beforeCommit = func() error {
+		if commits.Add(1) == 1 {
+			return st.waitFor(third)
+		}
+		return nil
+	}
+	var (
+		inside, most atomic.Int32
+		got          events
+	)
+	handler := func(ctx context.Context, ev reconcile.Event) error {
+		most.Store(max(most.Load(), inside.Add(1)))
+		defer inside.Add(-1)
+		return got.handle(ctx, ev)
+	}
+	sw, err := reconcile.New(e.client, st, handler, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	all := trackAhead(t, e, sw, 5)
+	for _, id := range all {
+		_, err := e.sb.Pay(id)
+		require.NoError(t, err)
+	}
+	stats, err := sw.Step(boundedCtx(t), t0.Add(time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, 5, stats.Checked)
+	assert.Equal(t, 5, stats.Paid, "the counts of every recording")
+	assert.Zero(t, stats.Errors)
+	assert.EqualValues(t, 3, commits.Load())
+	for _, id := range all {
+		assert.Equal(t, []reconcile.Result{reconcile.Paid}, got.results(id), "delivered once: %s", id)
+	}
+	assert.EqualValues(t, 1, most.Load(), "one handler at a time")
+}
+
 // TestStepLeasesAgainWhenTheLeaseAheadFailed: a lease ahead that failed
 // (on SQLite it may have waited past its busy timeout for the step's own
 // batch) is made again after the batch, and the step goes on.
@@ -185,10 +238,15 @@ func TestStoreErrorsWithABatchLeasedAhead(t *testing.T) {
 		st.beforeCommit = func() error { return errors.New("connection reset") }
 		sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
 		require.NoError(t, err)
-		trackAhead(t, e, sw, 4)
-		_, err = sw.Step(boundedCtx(t), t0.Add(time.Minute))
+		trackAhead(t, e, sw, 6)
+		stats, err := sw.Step(boundedCtx(t), t0.Add(time.Minute))
 		require.ErrorContains(t, err, "connection reset")
-		require.Len(t, st.released, 2, "the batch not recorded and the one leased ahead, given back before Step returned")
+		assert.Equal(t, 4, stats.Errors, "two batches checked, neither recorded")
+		// The first batch's CommitMany fails while the second (leased
+		// ahead) is checked: neither is recorded, and the third, leased
+		// ahead of it, is not checked.
+		require.Len(t, st.released, 3, "the batch not recorded, the one checked beside it and the one leased ahead, given back before Step returned")
+		assert.Len(t, <-st.released, 2)
 		assert.Len(t, <-st.released, 2)
 		assert.Len(t, <-st.released, 2)
 	})
@@ -329,9 +387,9 @@ func (s *limitsSeen) Lease(ctx context.Context, now time.Time, limit int, ttl ti
 }
 
 // TestProbeGivesBackTheBatchLeasedAhead: when the service is seen failing
-// (by Confirm calls) while a step records a batch, the batch leased beside
-// it is given back, and the step's next check is a single probe; the
-// probe answered, the step leases full batches again.
+// (by Confirm calls, while a step records a batch) before the batch leased
+// ahead comes, that batch is given back, and the step's next check is a
+// single probe; the probe answered, the step leases full batches again.
 func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 	e := newEnv(t)
 	bad := map[string]bool{"x-0": true, "x-1": true, "x-2": true}
@@ -340,7 +398,6 @@ func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 		upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 1}))
 	t.Cleanup(e.client.CloseIdleConnections)
 	st := &limitsSeen{aheadStore: newAheadStore(t)}
-	close(st.gate)
 	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
 	require.NoError(t, err)
 	trackAhead(t, e, sw, 4)
@@ -352,9 +409,7 @@ func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 	ctx := boundedCtx(t)
 	st.beforeCommit = func() error {
 		st.beforeCommit = nil
-		if err := st.waitFor(st.returned); err != nil {
-			return err
-		}
+		defer close(st.gate) // the batch leased ahead comes after the Confirms
 		// The Confirms' clock: past the first probe's time (30 s) at the
 		// step's, their orders' backoff (a minute) not.
 		e.clk.Set(t0.Add(time.Hour - 40*time.Second))

@@ -673,7 +673,8 @@ func (f *failingMany) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdat
 }
 
 // TestStepBatchesAndGivesBack records a batch's eventless outcomes in one
-// CommitMany, and a step whose record fails gives its leases back at once.
+// CommitMany, and a step whose record fails gives its leases back at once,
+// with those of the batch checked beside it.
 func TestStepBatchesAndGivesBack(t *testing.T) {
 	e := newEnv(t)
 	ctx := boundedCtx(t)
@@ -687,7 +688,7 @@ func TestStepBatchesAndGivesBack(t *testing.T) {
 	st.fail.Store(true)
 	s1, err := sw.Step(ctx, now)
 	require.ErrorContains(t, err, "database gone")
-	assert.Equal(t, 8, s1.Errors, "the first batch's checks were not recorded")
+	assert.Equal(t, 16, s1.Errors, "neither batch recorded: the first's CommitMany failed while the second was checked")
 	ls, err := st.Lease(ctx, now, 100, time.Minute)
 	require.NoError(t, err)
 	assert.Len(t, ls, 16, "given back at once, not at the lease's expiry: the first batch's and the unleased")

@@ -152,6 +152,18 @@ type Stats struct {
 	NextDue time.Time
 }
 
+// add adds o's counts to s's (NextDue is s's).
+func (s *Stats) add(o Stats) {
+	s.Checked += o.Checked
+	s.Paid += o.Paid
+	s.Failed += o.Failed
+	s.LatePaid += o.LatePaid
+	s.Expired += o.Expired
+	s.Mismatch += o.Mismatch
+	s.Pending += o.Pending
+	s.Errors += o.Errors
+}
+
 func (s *Stats) count(r Result) {
 	switch r {
 	case Paid:

@@ -125,8 +125,10 @@ func WithBatchSize(n int) Option {
 // WithLeaseTTL sets how long a leased order stays with its sweeper before
 // another may take it (default DefaultLeaseTTL), measured on the store's
 // clock when it keeps one, else on the time passed to Step. It should
-// exceed what a batch's checks take; the lease is renewed before each
-// delivery, and Run bounds each step by it.
+// exceed what two batches' checks take (a batch is leased while the one
+// before it is checked); once a batch's record has begun, its orders are
+// held until it ends, whatever their leases' time. RunStep bounds each
+// step by it.
 func WithLeaseTTL(d time.Duration) Option {
 	return func(o *options) { o.leaseTTL = d }
 }

@@ -153,6 +153,14 @@ func (h *health) isOut() bool {
 	return h.out
 }
 
+// failing reports whether checks are held at now or probe (unlike held,
+// it claims no probe).
+func (h *health) failing(now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.out || now.Before(h.pauseEnd)
+}
+
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a

@@ -83,9 +83,10 @@ func (s *Sweeper) judged(ctx context.Context, now time.Time) (time.Time, error) 
 // event undelivered; the order is checked again after a backoff and the
 // event comes then. Step carries on with the other orders and returns the
 // handlers' errors joined, each naming its order. A store's error ends the
-// step. While it checks and records a full batch, it leases the next one
-// beside it. When the step ends early (ctx, a store's error, the service
-// failing), the orders it leased and did not check are given back at once.
+// step. While it checks a batch, it records the last one and leases the
+// next one beside it. When the step ends early (ctx, a store's error, the
+// service failing), the orders it leased and did not check are given back
+// at once.
 func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 	var (
 		stats Stats
@@ -130,14 +131,28 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 // checkDue leases and checks the orders due at judge, batch by batch,
 // until none is left that this step has not checked (seen), or the
 // service is failing for every order. It returns an error that ends the
-// step. While a full batch is checked and recorded, the next one is
-// leased beside it (ahead), so that the store's lease does not wait for
-// the checks nor the checks for the lease; a batch leased ahead and not
-// checked (the service turned out to be failing, the step ended) is given
-// back, due as it was; one that failed is made again, after the batch.
-func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[string]bool, stats *Stats, errs *[]error) error {
-	var ahead *leasing
+// step. The store's work runs beside the checks: while a full batch is
+// checked, the next one is leased (ahead) and the last one recorded, so
+// that the checks wait for the store only when it is the slower. A batch
+// leased ahead and not checked (the service turned out to be failing, the
+// step ended) is given back, due as it was; a lease ahead that failed is
+// made again, after the batch. When the last batch could not be recorded
+// (the store's error), the batch checked beside it is given back too.
+func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[string]bool, stats *Stats, errs *[]error) (err error) {
+	var (
+		ahead *leasing   // the next batch, being leased
+		last  *recording // the last batch's outcomes, being recorded
+	)
 	defer func() {
+		if last != nil {
+			if rerr := s.endRecording(last, stats, errs); rerr != nil {
+				if err == nil {
+					err = rerr
+				} else {
+					*errs = append(*errs, rerr)
+				}
+			}
+		}
 		if ahead != nil {
 			s.dropLeasing(ctx, ahead, errs)
 		}
@@ -155,6 +170,15 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 		ahead = nil // taken or dropped by nextBatch
 		if err != nil {
 			return fmt.Errorf("reconcile: leasing due orders: %w", err)
+		}
+		if !probe && s.health.failing(now) && len(leases) > 0 {
+			// Seen failing (by a Confirm) while the batch was leased: it
+			// is given back, due as it was, and the checks are held or
+			// probe.
+			if err := s.store.Release(ctx, leases...); err != nil {
+				*errs = append(*errs, fmt.Errorf("reconcile: giving back %d orders leased as the service failed: %w", len(leases), err))
+			}
+			continue
 		}
 		var fresh, again []Lease
 		for _, l := range leases {
@@ -177,9 +201,22 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 		if more && !probe {
 			ahead = s.startLeasing(ctx, judge, limit)
 		}
-		if err := s.checkBatch(ctx, now, judge, fresh, stats, errs); err != nil {
+		checked, rest, err := s.checkBatch(ctx, now, judge, fresh, stats)
+		if err != nil {
 			return err
 		}
+		if last != nil {
+			r := last
+			last = nil
+			if err := s.endRecording(r, stats, errs); err != nil {
+				// The store failed: this batch is not recorded either,
+				// and its orders are given back, due as they were.
+				stats.Errors += len(checked)
+				s.giveBack(ctx, append(rest, leasesOf(checked)...)...)
+				return err
+			}
+		}
+		last = s.startRecording(ctx, checked, rest)
 		if !more && !probe {
 			return nil
 		}
@@ -264,23 +301,22 @@ func (s *Sweeper) dropLeasing(ctx context.Context, l *leasing, errs *[]error) {
 	})
 }
 
-// checkBatch checks the leases and records the batch's outcomes in one
-// call, delivering the events found inside it (see record). It returns an
-// error that ends the step: the store's, or ctx's. The leases it did not
-// check are given back at once, due as they were: after a store's error,
-// and when the service turned out to be failing for every order (see
-// Step). When ctx ended, nothing more is sent to the store from this step
-// (a step never outlives its context, and the store may be what did not
-// answer); a bounded cleanup after it records the quiet outcomes and gives
-// back the rest, events undelivered (they come again at the next check).
-func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases []Lease, stats *Stats, errs *[]error) error {
+// checkBatch checks the leases. It returns the outcomes of those it
+// checked, and the leases it did not check (the service turned out to be
+// failing for every order: see Step), to be recorded and given back by
+// startRecording. When ctx ended, nothing more is sent to the store from
+// this step (a step never outlives its context, and the store may be what
+// did not answer): a bounded cleanup after it records the quiet outcomes
+// and gives back the rest, events undelivered (they come again at the next
+// check), and ctx's error is returned.
+func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases []Lease, stats *Stats) ([]LeasedUpdate, []Lease, error) {
+	var checked []LeasedUpdate
 	ids := make([]string, len(leases))
 	open := make(map[string]Lease, len(leases))
 	for i, l := range leases {
 		ids[i] = l.Order.ID
 		open[l.Order.ID] = l
 	}
-	var checked []LeasedUpdate
 	for st, err := range s.client.CheckPaymentStatuses(ctx, slices.Values(ids), upicollect.WithConcurrency(s.opts.concurrency)) {
 		id := upicollect.OrderIDOf(st, err)
 		l, ok := open[id]
@@ -329,15 +365,58 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 				_ = s.store.Release(cctx, rest...)
 			}
 		})
-		return ctx.Err()
+		return nil, nil, ctx.Err()
 	}
-	_, stepErr := s.record(ctx, checked, stats, errs)
-	if len(rest) > 0 {
-		if err := s.store.Release(ctx, rest...); err != nil && stepErr == nil {
-			stepErr = fmt.Errorf("reconcile: giving back %d orders not checked: %w", len(rest), err)
+	return checked, rest, nil
+}
+
+// recording is a batch's outcomes being recorded, and the leases it did
+// not check being given back, on a goroutine of its own, beside the next
+// batch's checks (as River's completer records finished jobs beside the
+// work). Its counts and handlers' errors are its own until endRecording
+// adds them to the step's.
+type recording struct {
+	done  chan struct{} // closed when recorded
+	stats Stats
+	errs  []error
+	err   error // the store's: it ends the step
+}
+
+// startRecording records checked (see record) and gives rest back, due as
+// they were, on a goroutine of its own; endRecording ends it. One batch is
+// recorded at a time: its handlers run one at a time, after the last
+// batch's.
+func (s *Sweeper) startRecording(ctx context.Context, checked []LeasedUpdate, rest []Lease) *recording {
+	r := &recording{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		_, r.err = s.record(ctx, checked, &r.stats, &r.errs)
+		if len(rest) > 0 {
+			if err := s.store.Release(ctx, rest...); err != nil && r.err == nil {
+				r.err = fmt.Errorf("reconcile: giving back %d orders not checked: %w", len(rest), err)
+			}
 		}
+	}()
+	return r
+}
+
+// endRecording waits for r (its store calls end with the step's context,
+// its handlers after WithHandlerTimeout) and adds its counts and handlers'
+// errors to the step's. It returns the store's error, which ends the step.
+func (s *Sweeper) endRecording(r *recording, stats *Stats, errs *[]error) error {
+	<-r.done
+	stats.add(r.stats)
+	*errs = append(*errs, r.errs...)
+	return r.err
+}
+
+// leasesOf is the leases of cs.
+func leasesOf(cs []LeasedUpdate) []Lease {
+	ls := make([]Lease, len(cs))
+	for i, c := range cs {
+		ls[i] = c.Lease
 	}
-	return stepErr
+	return ls
 }
 
 // record records a batch's outcomes in one CommitMany, the events
@@ -365,11 +444,7 @@ func (s *Sweeper) record(ctx context.Context, cs []LeasedUpdate, stats *Stats, e
 	cerrs, err := s.store.CommitMany(ctx, cs, deliver)
 	if err != nil {
 		stats.Errors += len(cs)
-		ls := make([]Lease, len(cs))
-		for i, c := range cs {
-			ls[i] = c.Lease
-		}
-		s.giveBack(ctx, ls...)
+		s.giveBack(ctx, leasesOf(cs)...)
 		return 0, fmt.Errorf("reconcile: recording %d checks: %w", len(cs), err)
 	}
 	var failed []error
