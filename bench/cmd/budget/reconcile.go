@@ -15,7 +15,7 @@ const (
 	reconcileChecks        = 30.0    // status checks per order over the mix's window, on average
 	reconcileBacklogPace   = 0.95    // of the rate limit, on a due backlog
 	sweepRate              = 8000.0  // checks a second, end to end, 10 % paid
-	sweepStoreShare        = 0.25    // of a step's wall time spent in the store's calls
+	sweepStoreShare        = 0.25    // of a step's wall time spent waiting for the store alone
 )
 
 // evaluateReconcile checks the reconcile run. Memory, checks, events,
@@ -83,7 +83,7 @@ func evaluateSweeps(runs []results.SweepRun) []Verdict {
 		ok := true
 		var orders, checked, delivered, paid, twice, wrong, lost int
 		var requests int64
-		rates, shares := make([]float64, len(rs)), make([]float64, len(rs))
+		rates, shares, sums := make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs))
 		for i, r := range rs {
 			ok = ok && r.Orders > 0 && r.Paid > 0 && r.Checked == r.Orders && r.Requests == int64(r.Orders) &&
 				r.Delivered == r.Paid && r.Twice == 0 && r.Wrong == 0 && r.Lost == 0
@@ -95,7 +95,7 @@ func evaluateSweeps(runs []results.SweepRun) []Verdict {
 			twice += r.Twice
 			wrong += r.Wrong
 			lost += r.Lost
-			rates[i], shares[i] = r.PerSecond, r.StoreShare
+			rates[i], shares[i], sums[i] = r.PerSecond, r.StoreWaitShare, r.StoreShare
 		}
 		rate, share := medianOf(rates), medianOf(shares)
 		vs = append(vs,
@@ -106,8 +106,8 @@ func evaluateSweeps(runs []results.SweepRun) []Verdict {
 				Detail: fmt.Sprintf("%.0f checks/s, median of %d rounds of %d due orders (%.0f–%.0f; budget ≥ %.0f on a quiet machine)",
 					rate, len(rs), rs[0].Orders, minOf(rates), maxOf(rates), sweepRate)},
 			Verdict{Name: "reconcile/sweep/" + st + "/store-share", Timing: true, Pass: share <= sweepStoreShare,
-				Detail: fmt.Sprintf("the store's calls take %.0f%% of the step's wall time, median of %d rounds (budget ≤ %.0f%%)",
-					100*share, len(rs), 100*sweepStoreShare)},
+				Detail: fmt.Sprintf("the step waits for the store alone (a store call in flight, no check) %.0f%% of its wall time, median of %d rounds (budget ≤ %.0f%%); the store's calls, beside the checks, sum to %.0f%% of it",
+					100*share, len(rs), 100*sweepStoreShare, 100*medianOf(sums))},
 		)
 	}
 	return vs

@@ -22,8 +22,8 @@ func TestEvaluateReconcile(t *testing.T) {
 			Backlog:    results.BacklogRun{Orders: 10_000, Checked: 10_000, Rate: 500, Burst: 10, PerSecond: 100, Requests: 10_000},
 			StoreMixes: []results.MixRun{{Store: "postgres", Orders: 2_000, ChecksPerOrder: 30, Events: 2_200, EarlyPaid: 1_200, MaxDelaySeconds: 30}},
 			Sweeps: []results.SweepRun{
-				{Store: "memory", Round: 1, Orders: 1_000, Paid: 100, Checked: 1_000, Requests: 1_000, Delivered: 100, PerSecond: 1, StoreShare: 1},
-				{Store: "postgres", Round: 1, Orders: 1_000, Paid: 100, Checked: 1_000, Requests: 1_000, Delivered: 100, PerSecond: 1, StoreShare: 1},
+				{Store: "memory", Round: 1, Orders: 1_000, Paid: 100, Checked: 1_000, Requests: 1_000, Delivered: 100, PerSecond: 1, StoreShare: 1, StoreWaitShare: 1},
+				{Store: "postgres", Round: 1, Orders: 1_000, Paid: 100, Checked: 1_000, Requests: 1_000, Delivered: 100, PerSecond: 1, StoreShare: 1, StoreWaitShare: 1},
 			},
 		}
 	}
@@ -54,7 +54,7 @@ func TestEvaluateReconcile(t *testing.T) {
 		{"sweep: a paid order lost", func(r *results.Reconcile) { r.Sweeps[0].Lost = 1 }, true},
 		{"sweep: nothing paid", func(r *results.Reconcile) { r.Sweeps[0].Paid, r.Sweeps[0].Delivered = 0, 0 }, true},
 		{"sweep: no orders", func(r *results.Reconcile) { r.Sweeps[0] = results.SweepRun{Store: "memory"} }, true},
-		{"sweep: fast and the store quick", func(r *results.Reconcile) { r.Sweeps[1].PerSecond, r.Sweeps[1].StoreShare = 9_000, 0.1 }, false},
+		{"sweep: fast and the store quick", func(r *results.Reconcile) { r.Sweeps[1].PerSecond, r.Sweeps[1].StoreWaitShare = 9_000, 0.1 }, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := good()
@@ -72,7 +72,8 @@ func TestEvaluateReconcile(t *testing.T) {
 func TestEvaluateSweeps(t *testing.T) {
 	t.Parallel()
 	run := func(store string, rate, share float64) results.SweepRun {
-		return results.SweepRun{Store: store, Orders: 100, Paid: 10, Checked: 100, Requests: 100, Delivered: 10, PerSecond: rate, StoreShare: share}
+		return results.SweepRun{Store: store, Orders: 100, Paid: 10, Checked: 100, Requests: 100, Delivered: 10, PerSecond: rate,
+			StoreWaitShare: share, StoreShare: 2 * share}
 	}
 	vs := evaluateSweeps([]results.SweepRun{
 		run("memory", 14_000, 0.03), run("postgres", 3_000, 0.7),
@@ -86,10 +87,10 @@ func TestEvaluateSweeps(t *testing.T) {
 	require.Len(t, lines, 6)
 	assert.Contains(t, lines[0], "PASS  reconcile/sweep/memory/counts")
 	assert.Contains(t, lines[1], "13000 checks/s, median of 3 rounds of 100 due orders (12000–14000; budget ≥ 8000 on a quiet machine) [within budget]")
-	assert.Contains(t, lines[2], "3% of the step's wall time, median of 3 rounds (budget ≤ 25%) [within budget]")
+	assert.Contains(t, lines[2], "alone (a store call in flight, no check) 3% of its wall time, median of 3 rounds (budget ≤ 25%); the store's calls, beside the checks, sum to 6% of it [within budget]")
 	assert.Contains(t, lines[3], "PASS  reconcile/sweep/postgres/counts")
 	assert.Contains(t, lines[4], "8500 checks/s, median of 3 rounds of 100 due orders (3000–9000; budget ≥ 8000 on a quiet machine) [within budget]")
-	assert.Contains(t, lines[5], "24% of the step's wall time, median of 3 rounds (budget ≤ 25%) [within budget]")
+	assert.Contains(t, lines[5], "alone (a store call in flight, no check) 24% of its wall time, median of 3 rounds (budget ≤ 25%); the store's calls, beside the checks, sum to 48% of it [within budget]")
 	vs = evaluateSweeps([]results.SweepRun{run("postgres", 7_999, 0.26)})
 	assert.Contains(t, vs[1].String(), "[over budget]")
 	assert.Contains(t, vs[2].String(), "[over budget]")

@@ -110,8 +110,8 @@ func sweepLine(r results.SweepRun) string {
 	if r.Store != "memory" {
 		cpu += fmt.Sprintf(", database %.1f µs (backends %.1f, rest %.1f)", r.DBMicros, r.BackendsMicros, r.DBMicros-r.BackendsMicros)
 	}
-	return fmt.Sprintf("%s round %d | %d due, %d paid | %.0f checks/s | store %.0f%% of the wall time (%s) | CPU per check: %s | checked %d, requests %d, events %d (twice %d, unexpected %d, lost %d), errors %d | load %s",
-		r.Store, r.Round, r.Orders, r.Paid, r.PerSecond, 100*r.StoreShare, strings.Join(parts, ", "), cpu,
+	return fmt.Sprintf("%s round %d | %d due, %d paid | %.0f checks/s | waiting for the store alone %.0f%% of the wall time; its calls, summed, %.0f%% (%s) | CPU per check: %s | checked %d, requests %d, events %d (twice %d, unexpected %d, lost %d), errors %d | load %s",
+		r.Store, r.Round, r.Orders, r.Paid, r.PerSecond, 100*r.StoreWaitShare, 100*r.StoreShare, strings.Join(parts, ", "), cpu,
 		r.Checked, r.Requests, r.Delivered, r.Twice, r.Wrong, r.Lost, r.Errors, r.Load)
 }
 
@@ -152,7 +152,11 @@ func sweepOnce(ctx context.Context, e *sweepEnv, kind string, round int, dbs *da
 		seen[ev.Order.ID]++
 		return nil
 	}
-	sw, err := reconcile.New(e.c, timed, handler)
+	// The round's client: the sandbox's pooled one, its calls seen on the
+	// store's timeline.
+	client := e.sb.Client(upicollect.WithObserver(timed.Service()))
+	defer client.CloseIdleConnections()
+	sw, err := reconcile.New(client, timed, handler)
 	if err != nil {
 		return r, err
 	}
@@ -172,6 +176,7 @@ func sweepOnce(ctx context.Context, e *sweepEnv, kind string, round int, dbs *da
 		return r, err
 	}
 	spent, by := timed.Spent()
+	alone := timed.Alone()
 	r.Checked, r.Errors = stats.Checked, stats.Errors
 	r.Requests = e.sb.Stats().Requests["checkPaymentStatus"]
 	for id, k := range seen {
@@ -192,6 +197,8 @@ func sweepOnce(ctx context.Context, e *sweepEnv, kind string, round int, dbs *da
 	r.PerSecond = float64(stats.Checked) / r.Seconds
 	r.StoreSeconds = spent.Seconds()
 	r.StoreShare = r.StoreSeconds / r.Seconds
+	r.StoreAloneSeconds = alone.Seconds()
+	r.StoreWaitShare = r.StoreAloneSeconds / r.Seconds
 	r.ByMethod = map[string]float64{}
 	for m, c := range by {
 		r.ByMethod[m] = c.Spent.Seconds()

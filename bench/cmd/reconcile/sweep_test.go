@@ -36,6 +36,9 @@ func TestSweepCounts(t *testing.T) {
 		assert.Positive(t, r.PerSecond)
 		assert.Positive(t, r.ByMethod["Lease"], "the store's calls are timed")
 		assert.InDelta(t, r.StoreSeconds/r.Seconds, r.StoreShare, 1e-9)
+		assert.Positive(t, r.StoreAloneSeconds, "the last batch's record waits for no check")
+		assert.LessOrEqual(t, r.StoreAloneSeconds, r.StoreSeconds, "alone is part of the calls' time")
+		assert.InDelta(t, r.StoreAloneSeconds/r.Seconds, r.StoreWaitShare, 1e-9)
 		assert.NotEmpty(t, r.Load)
 		assert.Contains(t, sweepLine(r), r.Store+" round")
 	}

@@ -73,6 +73,11 @@ type SweepRun struct {
 	StoreSeconds float64            `json:"store_seconds"`
 	StoreShare   float64            `json:"store_share"`
 	ByMethod     map[string]float64 `json:"store_seconds_by_method"`
+	// The time the step waited for the store alone: a store call in
+	// flight and no check (the store's calls run beside the checks, so
+	// their sum says less), and its share of the wall time.
+	StoreAloneSeconds float64 `json:"store_alone_seconds"`
+	StoreWaitShare    float64 `json:"store_wait_share"`
 	// CPU per check, in µs: this process (the sweeper, the client and the
 	// in-process sandbox), the database's processes in all and its client
 	// backends' part (0 on the memory store).

@@ -171,3 +171,44 @@ func TestForwardsEveryMethod(t *testing.T) {
 	assert.Zero(t, total)
 	assert.Empty(t, by)
 }
+
+// TestAlone adds up the time when only the store's calls were in flight:
+// not while a call of the client's was, nor while the store waited for a
+// handler, nor while nothing was in flight.
+func TestAlone(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	clk := &stepClock{t: t0}
+	s := New(reconcile.NewMemoryStore())
+	s.clock = clk.now
+	o := reconcile.Order{ID: "ORD-1", Amount: upicollect.Rupees(10), Created: t0}
+	require.NoError(t, s.Track(ctx, o, t0)) // 1 ms alone
+	svc := s.Service()
+	call := upicollect.CallInfo{Op: "checkPaymentStatus", OrderID: o.ID}
+	ctx2 := svc.StartCall(ctx, call)
+	assert.Equal(t, ctx, ctx2, "the call's context unchanged")
+	leases, err := s.Lease(ctx, t0, 1, time.Minute) // beside a check: not alone
+	require.NoError(t, err)
+	svc.EndCall(ctx, call, upicollect.CallEnd{})
+	clk.t = clk.t.Add(time.Hour) // nothing in flight
+	errs, err := s.CommitMany(ctx, []reconcile.LeasedUpdate{{Lease: leases[0], Update: reconcile.Update{State: reconcile.Pending, Next: t0, Checked: true,
+		Event: &reconcile.Event{Order: o, Result: reconcile.Paid, At: t0}}}}, func(context.Context, int) error {
+		clk.t = clk.t.Add(time.Hour) // the handler's hour: not the store's
+		return nil
+	}) // 1 ms before the handler, 1 ms after
+	require.NoError(t, err)
+	assert.Equal(t, []error{nil}, errs)
+	assert.Equal(t, 3*time.Millisecond, s.Alone())
+
+	ctx3 := svc.StartCall(ctx, call)
+	assert.Equal(t, ctx, ctx3)
+	s.Reset()
+	assert.Zero(t, s.Alone())
+	_, _, err = s.NextDue(ctx, t0) // beside a check still in flight
+	require.NoError(t, err)
+	assert.Zero(t, s.Alone())
+	svc.EndCall(ctx, call, upicollect.CallEnd{})
+	_, _, err = s.NextDue(ctx, t0)
+	require.NoError(t, err)
+	assert.Equal(t, time.Millisecond, s.Alone())
+}
