@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -179,11 +180,14 @@ func TestStepRecordsBesideTheNextChecks(t *testing.T) {
 		return nil
 	}
 	var (
-		inside, most atomic.Int32
-		got          events
+		inside  atomic.Int32
+		overlap atomic.Bool
+		got     events
 	)
 	handler := func(ctx context.Context, ev reconcile.Event) error {
-		most.Store(max(most.Load(), inside.Add(1)))
+		if inside.Add(1) > 1 {
+			overlap.Store(true)
+		}
 		defer inside.Add(-1)
 		return got.handle(ctx, ev)
 	}
@@ -203,7 +207,7 @@ func TestStepRecordsBesideTheNextChecks(t *testing.T) {
 	for _, id := range all {
 		assert.Equal(t, []reconcile.Result{reconcile.Paid}, got.results(id), "delivered once: %s", id)
 	}
-	assert.EqualValues(t, 1, most.Load(), "one handler at a time")
+	assert.False(t, overlap.Load(), "one handler at a time")
 }
 
 // TestStepLeasesAgainWhenTheLeaseAheadFailed: a lease ahead that failed
@@ -391,6 +395,23 @@ func (s *limitsSeen) Lease(ctx context.Context, now time.Time, limit int, ttl ti
 // ahead comes, that batch is given back, and the step's next check is a
 // single probe; the probe answered, the step leases full batches again.
 func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		before  time.Duration // the Confirms' clock, before the step's
+		checked int
+		limits  []int // a batch, the one leased ahead, …
+	}{
+		// Past the first probe's time (30 s) at the step's: it probes,
+		// then leases full batches again.
+		{"probe due", 40 * time.Second, 4, []int{2, 2, 1, 2}},
+		// Not yet: the checks are held, and the step ends.
+		{"checks held", 10 * time.Second, 2, []int{2, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testProbeGivesBack(t, tc.before, tc.checked, tc.limits) })
+	}
+}
+
+func testProbeGivesBack(t *testing.T, before time.Duration, checked int, limits []int) {
 	e := newEnv(t)
 	bad := map[string]bool{"x-0": true, "x-1": true, "x-2": true}
 	rt := http.DefaultTransport.(*http.Transport).Clone()
@@ -410,9 +431,9 @@ func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 	st.beforeCommit = func() error {
 		st.beforeCommit = nil
 		defer close(st.gate) // the batch leased ahead comes after the Confirms
-		// The Confirms' clock: past the first probe's time (30 s) at the
-		// step's, their orders' backoff (a minute) not.
-		e.clk.Set(t0.Add(time.Hour - 40*time.Second))
+		// The Confirms' clock: their orders' backoff (a minute) not past
+		// at the step's.
+		e.clk.Set(t0.Add(time.Hour - before))
 		for id := range bad { // three orders' checks fail: the service is out
 			_, err := sw.Confirm(ctx, id)
 			assert.Error(t, err, id)
@@ -421,7 +442,7 @@ func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 	}
 	stats, err := sw.Step(ctx, t0.Add(time.Hour))
 	require.NoError(t, err)
-	assert.Equal(t, 4, stats.Checked)
+	assert.Equal(t, checked, stats.Checked)
 	var released [][]string // the step's (a Confirm gives its order back too)
 	for len(st.released) > 0 {
 		if r := <-st.released; !bad[r[0]] {
@@ -432,7 +453,11 @@ func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 	assert.Len(t, released[0], 2)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	assert.Equal(t, []int{2, 2, 1, 2}, st.limits[:4], "a batch, the one leased ahead, the probe, a batch")
+	require.GreaterOrEqual(t, len(st.limits), len(limits))
+	assert.Equal(t, limits, st.limits[:len(limits)])
+	if len(limits) == 2 {
+		assert.Len(t, st.limits, 2, "held: nothing more leased")
+	}
 }
 
 // TestNothingLeasedAheadNothingGivenBack: a lease ahead that found nothing
@@ -449,4 +474,106 @@ func TestNothingLeasedAheadNothingGivenBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, st.nextRelease(t), 1, "the order that showed the outage")
 	assert.Empty(t, st.released, "no Release for the empty lease ahead")
+}
+
+// refusingStore is a memory store whose first CommitMany refuses its
+// first outcome (the others are recorded).
+type refusingStore struct {
+	reconcile.Store
+	calls atomic.Int32
+}
+
+func (s *refusingStore) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate, deliver func(context.Context, int) error) ([]error, error) {
+	if s.calls.Add(1) != 1 {
+		return s.Store.CommitMany(ctx, cs, deliver)
+	}
+	var shifted func(context.Context, int) error
+	if deliver != nil {
+		shifted = func(ctx context.Context, i int) error { return deliver(ctx, i+1) }
+	}
+	errs, err := s.Store.CommitMany(ctx, cs[1:], shifted)
+	return append([]error{errors.New("row refused")}, errs...), err
+}
+
+// TestStepEndsAfterTheBatchBesideARefusal: when the store refuses some
+// of a batch's outcomes (not the whole call), the batch checked beside it
+// is still recorded, and the step ends after it with the refusal.
+func TestStepEndsAfterTheBatchBesideARefusal(t *testing.T) {
+	e := newEnv(t)
+	st := &refusingStore{Store: reconcile.NewMemoryStore()}
+	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	all := trackAhead(t, e, sw, 6)
+	ctx := boundedCtx(t)
+	stats, err := sw.Step(ctx, t0.Add(time.Minute))
+	require.ErrorContains(t, err, "recording the check: row refused")
+	assert.Equal(t, 4, stats.Checked, "two batches")
+	assert.EqualValues(t, 2, st.calls.Load(), "both recorded; the third batch not checked")
+	checks := 0
+	for _, id := range all {
+		o, err := sw.Lookup(ctx, id)
+		require.NoError(t, err)
+		checks += o.Checks
+	}
+	assert.Equal(t, 3, checks, "the first batch's other outcome and the second batch's two")
+}
+
+// TestStepEndsWhileABatchIsRecorded: a step whose context ends while the
+// last batch's record is under way returns at once with ctx's error (said
+// once); the record goes on in a cleanup, which the next step waits for.
+func TestStepEndsWhileABatchIsRecorded(t *testing.T) {
+	e := newEnv(t)
+	st := newAheadStore(t)
+	close(st.gate)
+	ctx, cancel := context.WithCancel(boundedCtx(t))
+	defer cancel()
+	hold := make(chan struct{})
+	var commits atomic.Int32
+	st.beforeCommit = func() error {
+		if commits.Add(1) == 1 {
+			cancel() // while the second batch is checked
+			return st.waitFor(hold)
+		}
+		return nil
+	}
+	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	trackAhead(t, e, sw, 4)
+	now := t0.Add(time.Minute)
+	_, err = sw.Step(ctx, now)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, strings.Count(err.Error(), context.Canceled.Error()), "ctx's error said once: %v", err)
+	assert.EqualValues(t, 1, commits.Load(), "the first record still under way")
+	close(hold)
+	stats, err := sw.Step(boundedCtx(t), now)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, commits.Load(), int32(2))
+	assert.Positive(t, stats.Checked, "what the first step did not record is checked again")
+}
+
+// panickyObserver panics when told of a final state.
+type panickyObserver struct{ upicollect.NopObserver }
+
+func (panickyObserver) FinalState(context.Context, upicollect.FinalState) { panic("observer broke") }
+
+// TestStepRaisesARecordingsPanic: a panic while a batch is recorded (on a
+// goroutine of its own: an Observer's, a store's) comes out of Step, as it
+// would have from a record made in line.
+func TestStepRaisesARecordingsPanic(t *testing.T) {
+	e := newEnv(t)
+	e.client = e.sb.Client(upicollect.WithObserver(panickyObserver{}))
+	t.Cleanup(e.client.CloseIdleConnections)
+	sw, err := reconcile.New(e.client, reconcile.NewMemoryStore(), (&events{}).handle, reconcile.WithClock(e.clk.Now))
+	require.NoError(t, err)
+	for _, id := range trackAhead(t, e, sw, 1) {
+		_, err := e.sb.Pay(id)
+		require.NoError(t, err)
+	}
+	defer func() {
+		p := recover()
+		require.NotNil(t, p, "Step panicked")
+		assert.Contains(t, fmt.Sprint(p), "observer broke")
+		assert.Contains(t, fmt.Sprint(p), "recording a batch")
+	}()
+	_, _ = sw.Step(boundedCtx(t), t0.Add(time.Minute))
 }

@@ -25,13 +25,14 @@ const (
 // An order with no further check (final, untracked, late window over) is
 // not checked: its state is returned as it is. When another sweeper holds
 // the order (its check or its delivery under way, or its step's next batch
-// leased beside the one it checks: up to a batch's checks and record),
-// Confirm waits for it, polling the store, until it can lease the order or
-// the order is final, or ctx ends; it never makes a second check racing the first. A failed
-// check is recorded as Step records one (the order is checked again after
-// a backoff) and returned as the error, with the state. A handler's
-// failure is returned as the error, with the state (the event comes again
-// after a backoff). ErrNotTracked when the store does not know the order.
+// leased beside the one it checks: up to two batches' checks and a
+// record), Confirm waits for it, polling the store, until it can lease the
+// order or the order is final, or ctx ends; it never makes a second check
+// racing the first. A failed check is recorded as Step records one (the
+// order is checked again after a backoff) and returned as the error, with
+// the state. A handler's failure is returned as the error, with the state
+// (the event comes again after a backoff). ErrNotTracked when the store
+// does not know the order.
 func (s *Sweeper) Confirm(ctx context.Context, orderID string) (*OrderState, error) {
 	if !Trackable(orderID) {
 		return nil, ErrNotTracked

@@ -691,7 +691,7 @@ func TestStepBatchesAndGivesBack(t *testing.T) {
 	assert.Equal(t, 16, s1.Errors, "neither batch recorded: the first's CommitMany failed while the second was checked")
 	ls, err := st.Lease(ctx, now, 100, time.Minute)
 	require.NoError(t, err)
-	assert.Len(t, ls, 16, "given back at once, not at the lease's expiry: the first batch's and the unleased")
+	assert.Len(t, ls, 16, "given back at once, not at the lease's expiry: the first batch's and the second's")
 	require.NoError(t, st.Release(ctx, ls...))
 
 	st.fail.Store(false)

@@ -126,9 +126,10 @@ func WithBatchSize(n int) Option {
 // another may take it (default DefaultLeaseTTL), measured on the store's
 // clock when it keeps one, else on the time passed to Step. It should
 // exceed what two batches' checks take (a batch is leased while the one
-// before it is checked); once a batch's record has begun, its orders are
-// held until it ends, whatever their leases' time. RunStep bounds each
-// step by it.
+// before it is checked, and recorded while the one after it is), or more
+// when the store is the slower; once a batch's record has begun, its
+// orders are held until it ends, whatever their leases' time. RunStep
+// bounds each step by it.
 func WithLeaseTTL(d time.Duration) Option {
 	return func(o *options) { o.leaseTTL = d }
 }

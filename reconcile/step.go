@@ -131,26 +131,39 @@ func (s *Sweeper) Step(ctx context.Context, now time.Time) (Stats, error) {
 // checkDue leases and checks the orders due at judge, batch by batch,
 // until none is left that this step has not checked (seen), or the
 // service is failing for every order. It returns an error that ends the
-// step. The store's work runs beside the checks: while a full batch is
-// checked, the next one is leased (ahead) and the last one recorded, so
-// that the checks wait for the store only when it is the slower. A batch
-// leased ahead and not checked (the service turned out to be failing, the
-// step ended) is given back, due as it was; a lease ahead that failed is
-// made again, after the batch. When the last batch could not be recorded
-// (the store's error), the batch checked beside it is given back too.
+// step. The store's work runs beside the checks: while a batch is checked,
+// the next one is leased (ahead, after a full batch) and the last one
+// recorded, so that the checks wait for the store only when it is the
+// slower. A batch leased ahead and not checked (the service turned out to
+// be failing, the step ended) is given back, due as it was; a lease ahead
+// that failed is made again, after the last batch's recording. When the
+// store recorded none of the last batch, the batch checked beside it is
+// given back too; when it refused some of its outcomes, that batch is
+// recorded and the step ends after it.
 func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[string]bool, stats *Stats, errs *[]error) (err error) {
 	var (
 		ahead *leasing   // the next batch, being leased
 		last  *recording // the last batch's outcomes, being recorded
 	)
+	// settle ends the last batch's recording: before the step leases or
+	// gives back on its own goroutine (on SQLite the recording's
+	// transaction holds the one write lock while its handlers run), and
+	// before it returns.
+	settle := func() error {
+		if last == nil {
+			return nil
+		}
+		r := last
+		last = nil
+		return s.endRecording(ctx, r, stats, errs)
+	}
 	defer func() {
-		if last != nil {
-			if rerr := s.endRecording(last, stats, errs); rerr != nil {
-				if err == nil {
-					err = rerr
-				} else {
-					*errs = append(*errs, rerr)
-				}
+		if rerr := settle(); rerr != nil {
+			switch {
+			case err == nil:
+				err = rerr
+			case ctx.Err() == nil || !errors.Is(rerr, ctx.Err()): // ctx's error is said once
+				*errs = append(*errs, rerr)
 			}
 		}
 		if ahead != nil {
@@ -166,23 +179,17 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 		if probe {
 			limit = 1 // the service is failing: one check tells whether it is back
 		}
-		leases, err := s.nextBatch(ctx, judge, limit, probe, ahead, errs)
+		leases, err := s.nextBatch(ctx, judge, limit, probe, ahead, settle, errs)
 		ahead = nil // taken or dropped by nextBatch
 		if err != nil {
-			return fmt.Errorf("reconcile: leasing due orders: %w", err)
+			return err
 		}
-		if !probe && s.health.failing(now) && len(leases) > 0 {
-			// Seen failing (by a Confirm) while the batch was leased: it
-			// is given back, due as it was, and the checks are held or
-			// probe.
-			if err := s.store.Release(ctx, leases...); err != nil {
-				*errs = append(*errs, fmt.Errorf("reconcile: giving back %d orders leased as the service failed: %w", len(leases), err))
-			}
-			continue
-		}
+		// Seen failing (by a Confirm) while the batch was leased: it is
+		// given back, due as it was, and the checks are held or probe.
+		failing := !probe && len(leases) > 0 && s.health.failing(now)
 		var fresh, again []Lease
 		for _, l := range leases {
-			if seen[l.Order.ID] {
+			if failing || seen[l.Order.ID] {
 				again = append(again, l)
 				continue
 			}
@@ -190,12 +197,21 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 			fresh = append(fresh, l)
 		}
 		if len(again) > 0 {
-			if err := s.store.Release(ctx, again...); err != nil {
-				*errs = append(*errs, fmt.Errorf("reconcile: releasing orders checked in this step: %w", err))
+			if err := settle(); err != nil {
+				s.giveBack(ctx, leases...)
+				return err
 			}
+			what := "orders leased again in this step"
+			if failing {
+				what = "orders leased as the service failed"
+			}
+			s.release(ctx, again, what, errs)
+		}
+		if failing && ctx.Err() == nil {
+			continue
 		}
 		if len(fresh) == 0 {
-			return nil
+			return ctx.Err()
 		}
 		more := len(leases) == limit
 		if more && !probe {
@@ -205,14 +221,20 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 		if err != nil {
 			return err
 		}
-		if last != nil {
-			r := last
+		if r := last; r != nil {
 			last = nil
-			if err := s.endRecording(r, stats, errs); err != nil {
-				// The store failed: this batch is not recorded either,
-				// and its orders are given back, due as they were.
-				stats.Errors += len(checked)
-				s.giveBack(ctx, append(rest, leasesOf(checked)...)...)
+			if err := s.endRecording(ctx, r, stats, errs); err != nil {
+				if r.none {
+					// The store recorded none of it: this batch is not
+					// recorded either, and its orders are given back, due
+					// as they were.
+					stats.Errors += len(checked)
+					s.giveBack(ctx, append(rest, leasesOf(checked)...)...)
+					return err
+				}
+				// It refused some outcomes: this batch is recorded all the
+				// same, and the step ends after it.
+				last = s.startRecording(ctx, checked, rest)
 				return err
 			}
 		}
@@ -223,23 +245,51 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 	}
 }
 
+// release gives ls back, due as they were: at once while ctx lives (a
+// failure, named by what, is added to errs), else by a cleanup.
+func (s *Sweeper) release(ctx context.Context, ls []Lease, what string, errs *[]error) {
+	if ctx.Err() != nil {
+		s.giveBack(ctx, ls...)
+		return
+	}
+	if err := s.store.Release(ctx, ls...); err != nil {
+		*errs = append(*errs, fmt.Errorf("reconcile: giving back %d %s: %w", len(ls), what, err))
+	}
+}
+
 // nextBatch leases the step's next batch of up to limit orders: ahead's,
 // when a lease ahead is under way (nil: none) and the step is not probing;
-// else (and when ahead's failed: it may have waited for this step's own
-// batch, on SQLite's one writer) a Lease made now. ahead is taken or
-// dropped either way.
-func (s *Sweeper) nextBatch(ctx context.Context, judge time.Time, limit int, probe bool, ahead *leasing, errs *[]error) ([]Lease, error) {
+// else (and when ahead's failed: on SQLite's one writer it may have waited
+// past the busy timeout for the last batch's recording) a Lease made now,
+// once settle has ended the last batch's recording (whose error it
+// returns). ahead is taken or dropped either way.
+func (s *Sweeper) nextBatch(ctx context.Context, judge time.Time, limit int, probe bool, ahead *leasing, settle func() error, errs *[]error) ([]Lease, error) {
 	if ahead != nil && !probe {
 		leases, err := s.takeLeasing(ctx, ahead, errs)
 		if err == nil || ctx.Err() != nil {
-			return leases, err
+			return leases, leaseError(err)
 		}
 		s.log.LogAttrs(ctx, slog.LevelWarn, "reconcile: leasing the next batch beside the last one failed; leasing it again",
 			slog.String("error", err.Error()))
-	} else if ahead != nil { // leased before the service was seen failing
+		ahead = nil
+	}
+	err := settle()
+	if ahead != nil { // leased before the service was seen failing
 		s.dropLeasing(ctx, ahead, errs)
 	}
-	return s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
+	if err != nil {
+		return nil, err
+	}
+	leases, err := s.store.Lease(ctx, judge, limit, s.opts.leaseTTL)
+	return leases, leaseError(err)
+}
+
+// leaseError is a Lease's error as the step returns it.
+func leaseError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("reconcile: leasing due orders: %w", err)
 }
 
 // leasing is a Lease under way on a goroutine of its own.
@@ -376,10 +426,12 @@ func (s *Sweeper) checkBatch(ctx context.Context, now, judge time.Time, leases [
 // work). Its counts and handlers' errors are its own until endRecording
 // adds them to the step's.
 type recording struct {
-	done  chan struct{} // closed when recorded
-	stats Stats
-	errs  []error
-	err   error // the store's: it ends the step
+	done     chan struct{} // closed when recorded
+	stats    Stats
+	errs     []error
+	err      error // the store's: it ends the step
+	none     bool  // the store recorded none of the batch (err says why)
+	panicked any   // a panic of the recording's (an Observer's, a store's), with its stack
 }
 
 // startRecording records checked (see record) and gives rest back, due as
@@ -390,7 +442,14 @@ func (s *Sweeper) startRecording(ctx context.Context, checked []LeasedUpdate, re
 	r := &recording{done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
+		defer func() {
+			if p := recover(); p != nil {
+				r.panicked = fmt.Sprintf("%v\n\nrecording a batch, on the goroutine:\n%s", p, debug.Stack())
+			}
+		}()
 		_, r.err = s.record(ctx, checked, &r.stats, &r.errs)
+		var nr *notRecorded
+		r.none = errors.As(r.err, &nr)
 		if len(rest) > 0 {
 			if err := s.store.Release(ctx, rest...); err != nil && r.err == nil {
 				r.err = fmt.Errorf("reconcile: giving back %d orders not checked: %w", len(rest), err)
@@ -400,15 +459,44 @@ func (s *Sweeper) startRecording(ctx context.Context, checked []LeasedUpdate, re
 	return r
 }
 
-// endRecording waits for r (its store calls end with the step's context,
-// its handlers after WithHandlerTimeout) and adds its counts and handlers'
-// errors to the step's. It returns the store's error, which ends the step.
-func (s *Sweeper) endRecording(r *recording, stats *Stats, errs *[]error) error {
-	<-r.done
+// endRecording waits for r and adds its counts and handlers' errors to the
+// step's; it returns the store's error, which ends the step, and raises a
+// panic of r's again. When ctx ends first (r's store calls end with it,
+// its handlers after WithHandlerTimeout), the wait goes on in a cleanup
+// and ctx's error is returned: a step never outlives its context.
+func (s *Sweeper) endRecording(ctx context.Context, r *recording, stats *Stats, errs *[]error) error {
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		select {
+		case <-r.done:
+		default:
+			s.cleanup.after(ctx, func(cctx context.Context) {
+				select {
+				case <-r.done:
+					if r.panicked != nil {
+						panic(r.panicked)
+					}
+				case <-cctx.Done():
+				}
+			})
+			return ctx.Err()
+		}
+	}
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
 	stats.add(r.stats)
 	*errs = append(*errs, r.errs...)
 	return r.err
 }
+
+// notRecorded is record's error when the store recorded none of a batch
+// (its orders were given back).
+type notRecorded struct{ err error }
+
+func (e *notRecorded) Error() string { return e.err.Error() }
+func (e *notRecorded) Unwrap() error { return e.err }
 
 // leasesOf is the leases of cs.
 func leasesOf(cs []LeasedUpdate) []Lease {
@@ -445,7 +533,7 @@ func (s *Sweeper) record(ctx context.Context, cs []LeasedUpdate, stats *Stats, e
 	if err != nil {
 		stats.Errors += len(cs)
 		s.giveBack(ctx, leasesOf(cs)...)
-		return 0, fmt.Errorf("reconcile: recording %d checks: %w", len(cs), err)
+		return 0, &notRecorded{fmt.Errorf("reconcile: recording %d checks: %w", len(cs), err)}
 	}
 	var failed []error
 	for i, err := range cerrs {

@@ -31,7 +31,7 @@ func TestNextBatchProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 	require.NoError(t, err)
 	ahead := s.startLeasing(ctx, t0, 2)
 	var errs []error
-	ls, err := s.nextBatch(ctx, t0, 1, true, ahead, &errs)
+	ls, err := s.nextBatch(ctx, t0, 1, true, ahead, func() error { return nil }, &errs)
 	require.NoError(t, err)
 	assert.Empty(t, errs)
 	assert.Len(t, ls, 1, "the probe's one order")
