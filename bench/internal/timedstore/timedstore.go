@@ -111,11 +111,9 @@ func (s *Store) move(stores, services int) time.Time {
 }
 
 // moveLocked adds the time since mark to alone when only the store's calls
-// were in flight, and changes the calls in flight at now.
+// were in flight, and changes the calls in flight at now (read under s.mu,
+// so that the marks follow one another).
 func (s *Store) moveLocked(now time.Time, stores, services int) {
-	if now.Before(s.mark) {
-		now = s.mark
-	}
 	if s.stores > 0 && s.services == 0 {
 		s.alone += now.Sub(s.mark)
 	}

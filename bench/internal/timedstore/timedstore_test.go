@@ -24,17 +24,24 @@ func (c *stepClock) now() time.Time {
 	return c.t
 }
 
+// newStepped is a memory store timed on a stepClock, and an order created
+// at the clock's start.
+func newStepped() (*Store, *stepClock, reconcile.Order) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	clk := &stepClock{t: t0}
+	s := New(reconcile.NewMemoryStore())
+	s.clock = clk.now
+	return s, clk, reconcile.Order{ID: "ORD-1", Amount: upicollect.Rupees(10), Created: t0}
+}
+
 // TestForwardsEveryMethod calls every method of reconcile.Store through
 // the wrapper on a memory store: each reaches the store (its answer is the
 // store's), each is counted once, each takes the clock's two readings,
 // and the handlers' time is left out.
 func TestForwardsEveryMethod(t *testing.T) {
 	ctx := context.Background()
-	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	clk := &stepClock{t: t0}
-	s := New(reconcile.NewMemoryStore())
-	s.clock = clk.now
-	o := reconcile.Order{ID: "ORD-1", Amount: upicollect.Rupees(10), Created: t0}
+	s, clk, o := newStepped()
+	t0 := o.Created
 	o2 := reconcile.Order{ID: "ORD-2", Amount: upicollect.Rupees(20), Created: t0}
 	var (
 		leases     []reconcile.Lease
@@ -177,11 +184,8 @@ func TestForwardsEveryMethod(t *testing.T) {
 // handler, nor while nothing was in flight.
 func TestAlone(t *testing.T) {
 	ctx := context.Background()
-	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	clk := &stepClock{t: t0}
-	s := New(reconcile.NewMemoryStore())
-	s.clock = clk.now
-	o := reconcile.Order{ID: "ORD-1", Amount: upicollect.Rupees(10), Created: t0}
+	s, clk, o := newStepped()
+	t0 := o.Created
 	require.NoError(t, s.Track(ctx, o, t0)) // 1 ms alone
 	svc := s.Service()
 	call := upicollect.CallInfo{Op: "checkPaymentStatus", OrderID: o.ID}
