@@ -476,15 +476,16 @@ func TestNothingLeasedAheadNothingGivenBack(t *testing.T) {
 	assert.Empty(t, st.released, "no Release for the empty lease ahead")
 }
 
-// refusingStore is a memory store whose first CommitMany refuses its
-// first outcome (the others are recorded).
+// refusingStore is a memory store whose first CommitMany (every one, with
+// every set) refuses its first outcome (the others are recorded).
 type refusingStore struct {
 	reconcile.Store
+	every bool
 	calls atomic.Int32
 }
 
 func (s *refusingStore) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate, deliver func(context.Context, int) error) ([]error, error) {
-	if s.calls.Add(1) != 1 {
+	if s.calls.Add(1) != 1 && !s.every {
 		return s.Store.CommitMany(ctx, cs, deliver)
 	}
 	var shifted func(context.Context, int) error
@@ -492,7 +493,7 @@ func (s *refusingStore) CommitMany(ctx context.Context, cs []reconcile.LeasedUpd
 		shifted = func(ctx context.Context, i int) error { return deliver(ctx, i+1) }
 	}
 	errs, err := s.Store.CommitMany(ctx, cs[1:], shifted)
-	return append([]error{errors.New("row refused")}, errs...), err
+	return append([]error{fmt.Errorf("row of %s refused", cs[0].Lease.Order.ID)}, errs...), err
 }
 
 // TestStepEndsAfterTheBatchBesideARefusal: when the store refuses some
@@ -506,7 +507,7 @@ func TestStepEndsAfterTheBatchBesideARefusal(t *testing.T) {
 	all := trackAhead(t, e, sw, 6)
 	ctx := boundedCtx(t)
 	stats, err := sw.Step(ctx, t0.Add(time.Minute))
-	require.ErrorContains(t, err, "recording the check: row refused")
+	require.ErrorContains(t, err, "recording the check: row of")
 	assert.Equal(t, 4, stats.Checked, "two batches")
 	assert.EqualValues(t, 2, st.calls.Load(), "both recorded; the third batch not checked")
 	checks := 0
@@ -516,6 +517,19 @@ func TestStepEndsAfterTheBatchBesideARefusal(t *testing.T) {
 		checks += o.Checks
 	}
 	assert.Equal(t, 3, checks, "the first batch's other outcome and the second batch's two")
+	again, err := st.Lease(ctx, t0.Add(time.Minute), 10, time.Minute)
+	require.NoError(t, err)
+	assert.Len(t, again, 3, "the refused order given back at once, with the third batch")
+
+	// Refused again in the second batch: the step says both.
+	e2 := newEnv(t)
+	st2 := &refusingStore{Store: reconcile.NewMemoryStore(), every: true}
+	sw2, err := reconcile.New(e2.client, st2, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e2.clk.Now))
+	require.NoError(t, err)
+	trackAhead(t, e2, sw2, 6)
+	_, err = sw2.Step(ctx, t0.Add(time.Minute))
+	require.Error(t, err)
+	assert.Equal(t, 2, strings.Count(err.Error(), "recording the check: row of"), "both refusals: %v", err)
 }
 
 // TestStepEndsWhileABatchIsRecorded: a step whose context ends while the

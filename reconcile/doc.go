@@ -125,9 +125,9 @@
 // nothing early; Run and Confirm step on the store's clock. An order whose
 // check at a time past its late window was not its last scheduled check
 // gets that last check before its tracking ends. A handler's context ends
-// after WithHandlerTimeout (half the lease TTL), and the lease is renewed
-// before each delivery; the store holds the order for the whole delivery,
-// so a handler slower than the lease still delivers once.
+// after WithHandlerTimeout (half the lease TTL); the store holds the order
+// from the start of its batch's record to its commit, whatever the lease's
+// time, so a handler slower than the lease still delivers once.
 //
 // # An outage costs probes
 //
@@ -158,8 +158,8 @@
 // lock while its handlers run: a write the handler makes through the
 // *sql.DB itself, or through another connection to the same file, instead
 // of through sqlstore.Tx(ctx), waits for that lock, which is released only
-// when the handler returns, so it blocks until SQLite's busy timeout and
-// fails. Reads through the *sql.DB do not block in WAL mode; writes to
+// when the batch's transaction ends, after the handler returns, so it
+// blocks until SQLite's busy timeout and fails. Reads through the *sql.DB do not block in WAL mode; writes to
 // another database do not block. On PostgreSQL only writes to the batch's
 // rows (the ledger's own tables) from outside the transaction block.
 package reconcile

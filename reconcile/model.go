@@ -124,10 +124,14 @@ type OrderState struct {
 	// Events are the events recorded and delivered, oldest first.
 	// Event.Status holds TxnStatus, Amount and UTR as recorded, and
 	// OrderID.
-	Events   []Event
-	Checks   int       // status checks answered for it
-	Next     time.Time // its next scheduled check; zero when none
-	Failures int       // consecutive failed checks or deliveries now
+	Events []Event
+	Checks int // status checks answered for it
+	// Next is its next scheduled check; zero when none. While a check of
+	// it is under way (the order leased), the SQL store gives the lease's
+	// end (a lease moves the order there), the memory store the check's
+	// scheduled time.
+	Next     time.Time
+	Failures int // consecutive failed checks or deliveries now
 	// Reason says why tracking ended, when it ended without a final state.
 	Reason  string
 	Updated time.Time // its last change, on the store's clock

@@ -164,9 +164,10 @@ func WithMaxBackoff(d time.Duration) Option {
 }
 
 // WithHandlerTimeout bounds each Handler call: its context ends after d
-// (default: half the lease TTL, so that a handler ends well within the
-// lease it runs under). A handler that ignores its context is still waited
-// for: its order stays held, never delivered twice at once.
+// (default: half the lease TTL). A batch's handlers run one after another
+// in its record, and RunStep bounds a step by the lease TTL, so a few slow
+// handlers can use up a step. A handler that ignores its context is still
+// waited for: its order stays held, never delivered twice at once.
 func WithHandlerTimeout(d time.Duration) Option {
 	return func(o *options) { o.handlerTO = d }
 }

@@ -184,9 +184,12 @@ func (s *Sweeper) checkDue(ctx context.Context, now, judge time.Time, seen map[s
 		if err != nil {
 			return err
 		}
+		if len(leases) == 0 {
+			return nil // nothing left due
+		}
 		// Seen failing (by a Confirm) while the batch was leased: it is
 		// given back, due as it was, and the checks are held or probe.
-		failing := !probe && len(leases) > 0 && s.health.failing(now)
+		failing := !probe && s.health.failing(now)
 		var fresh, again []Lease
 		for _, l := range leases {
 			if failing || seen[l.Order.ID] {
@@ -463,7 +466,8 @@ func (s *Sweeper) startRecording(ctx context.Context, checked []LeasedUpdate, re
 // step's; it returns the store's error, which ends the step, and raises a
 // panic of r's again. When ctx ends first (r's store calls end with it,
 // its handlers after WithHandlerTimeout), the wait goes on in a cleanup
-// and ctx's error is returned: a step never outlives its context.
+// (which logs a panic of r's) and ctx's error is returned: a step never
+// outlives its context.
 func (s *Sweeper) endRecording(ctx context.Context, r *recording, stats *Stats, errs *[]error) error {
 	select {
 	case <-r.done:
@@ -474,8 +478,9 @@ func (s *Sweeper) endRecording(ctx context.Context, r *recording, stats *Stats, 
 			s.cleanup.after(ctx, func(cctx context.Context) {
 				select {
 				case <-r.done:
-					if r.panicked != nil {
-						panic(r.panicked)
+					if r.panicked != nil { // no caller left to raise it to
+						s.log.LogAttrs(cctx, slog.LevelError, "reconcile: recording a batch panicked after its step had ended",
+							slog.Any("panic", r.panicked))
 					}
 				case <-cctx.Done():
 				}
@@ -512,8 +517,8 @@ func leasesOf(cs []LeasedUpdate) []Lease {
 // handler's error or panic leaves its event undelivered (the order is
 // checked again after a backoff) and is added to errs. lost counts the
 // outcomes dropped because their lease was lost. err is the store's: for
-// the whole call (whose orders are then given back, due as they were), or
-// for outcomes it could not record.
+// the whole call, or for outcomes it could not record (their orders are
+// given back, due as they were, either way).
 func (s *Sweeper) record(ctx context.Context, cs []LeasedUpdate, stats *Stats, errs *[]error) (lost int, err error) {
 	if len(cs) == 0 {
 		return 0, nil
@@ -535,7 +540,10 @@ func (s *Sweeper) record(ctx context.Context, cs []LeasedUpdate, stats *Stats, e
 		s.giveBack(ctx, leasesOf(cs)...)
 		return 0, &notRecorded{fmt.Errorf("reconcile: recording %d checks: %w", len(cs), err)}
 	}
-	var failed []error
+	var (
+		failed  []error
+		refused []Lease // recorded by no transaction: given back
+	)
 	for i, err := range cerrs {
 		c := cs[i]
 		id := c.Lease.Order.ID
@@ -557,8 +565,12 @@ func (s *Sweeper) record(ctx context.Context, cs []LeasedUpdate, stats *Stats, e
 			*errs = append(*errs, &handlerError{orderID: id, result: result, err: handled[i]})
 		default:
 			stats.Errors++
+			refused = append(refused, c.Lease)
 			failed = append(failed, fmt.Errorf("reconcile: order %q: recording the check: %w", id, err))
 		}
+	}
+	if len(refused) > 0 {
+		s.giveBack(ctx, refused...) // due again as they were, not at their leases' end
 	}
 	return lost, errors.Join(failed...)
 }

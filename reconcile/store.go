@@ -48,8 +48,8 @@ type Reader interface {
 // Engine is what a Sweeper works through: tracking orders, leasing the
 // due ones, recording each check's outcome under its lease, and the
 // store's clock. A Lease gives an order to one sweeper at a time, and
-// Commit records a check's outcome only under the lease it was made under
-// (its fencing token).
+// CommitMany (and Commit) records a check's outcome only under the lease
+// it was made under (its fencing token).
 //
 // Times: Due, Next and NextDue are sweeper time (the time passed to Step,
 // or the store's clock when Run steps on it). A store that keeps a clock of
@@ -101,21 +101,23 @@ type Engine interface {
 	Commit(ctx context.Context, l Lease, u Update, deliver func(context.Context) error) error
 	// CommitMany records the outcomes cs, each under its lease (fenced by
 	// its token), ending the leases, in as few transactions as the store
-	// can (the SQL store: one per call, up to a bound on its events).
-	// errs[i] is cs[i]'s error: ErrLeaseLost, recording nothing, for one
-	// fenced out; deliver's error for an event not delivered. err is the
-	// whole call's (nothing of it is then recorded), and then errs may be
-	// nil.
+	// can (the SQL store: one per call, up to 50 events and 2,000 outcomes
+	// each, in order). errs[i] is cs[i]'s error: ErrLeaseLost, recording
+	// nothing, for one fenced out; deliver's error for an event not
+	// delivered; when a transaction after the first failed, its error, for
+	// each outcome from that transaction's first on (not recorded, its
+	// lease still held; those before it are recorded). err is the whole
+	// call's (nothing of it is then recorded), and then errs may be nil.
 	//
 	// An outcome with an event (Update.Event set) is recorded with its
 	// event, delivered to Update.Consumer ("" is DefaultConsumer) and
 	// pending for every other consumer registered then; when deliver is
 	// not nil, deliver(ctx, i) is called for it inside the transaction
 	// that records it (the handler's writes commit with the event, once,
-	// or not at all). Every order of the call is held from before the
-	// first delivery to the end of the call, whatever its lease's time:
-	// no other lease is granted and Untrack waits, so a slow handler
-	// cannot lead to a second delivery. An error from deliver undoes that
+	// or not at all). Every order of a transaction is held from before its
+	// first delivery to its end, whatever its lease's time: no other lease
+	// is granted and Untrack waits, so a slow handler cannot lead to a
+	// second delivery. An error from deliver undoes that
 	// event and what its handler wrote, and nothing else: the order keeps
 	// its state and checks and is due again at Update.Retry.Next (its
 	// lease's Due when zero) with Retry.Failures; the event comes again.
@@ -164,16 +166,18 @@ type Engine interface {
 	LeaseDeliveries(ctx context.Context, consumer string, now time.Time, limit int, ttl time.Duration) ([]DeliveryLease, error)
 	// CommitDeliveries records that the events of ds were delivered to
 	// their consumers, each fenced by its lease's token, in as few
-	// transactions as the store can (the SQL store: one per call, up to a
-	// bound). When deliver is not nil, deliver(ctx, i) is called for each
-	// ds[i] still held, one at a time, in order, inside the transaction
-	// that records it; the deliveries of the call are held from before the
-	// first to the end of the call (no other lease of them is granted). An
+	// transactions as the store can (the SQL store: one per 50, in order).
+	// When deliver is not nil, deliver(ctx, i) is called for each ds[i]
+	// still held, one at a time, in order, inside the transaction that
+	// records it; the deliveries of a transaction are held from before its
+	// first to its end (no other lease of them is granted). An
 	// error from deliver undoes that delivery and what its handler wrote,
 	// and nothing else: ds[i].Retry is recorded instead (due again at
 	// Retry.Next with Retry.Failures). errs[i] is ds[i]'s error: deliver's,
 	// or ErrLeaseLost, deliver not called, when its lease is no longer held
-	// (granted again, or the consumer removed). err is the whole call's
+	// (granted again, or the consumer removed); when a transaction after
+	// the first failed, its error, for each delivery from that
+	// transaction's first on (not recorded). err is the whole call's
 	// (nothing of it is then recorded), and then errs may be nil.
 	CommitDeliveries(ctx context.Context, ds []LeasedDelivery, deliver func(ctx context.Context, i int) error) (errs []error, err error)
 }
@@ -203,8 +207,8 @@ type Lease struct {
 	State    State     // its state when leased
 	Due      time.Time // when it was due
 	Failures int       // consecutive failed checks or deliveries so far (backoff)
-	// Token is the lease's fencing token: Commit, Extend and Release
-	// present it.
+	// Token is the lease's fencing token: CommitMany, Commit, Extend and
+	// Release present it.
 	Token string
 }
 
@@ -284,9 +288,10 @@ const DefaultListLimit = 100
 
 // Errors of a Store and of the Sweeper methods that use it.
 var (
-	// ErrLeaseLost is Commit's, Extend's and CommitMany's error for an
+	// ErrLeaseLost is CommitMany's, Commit's and Extend's error for an
 	// outcome under a lease that is no longer held (it expired and the
-	// order was leased again, or the order was untracked): the other
+	// order was leased again, or the order was untracked), and
+	// CommitDeliveries' for a delivery lease no longer held: the other
 	// holder's outcome counts, and this one is dropped.
 	ErrLeaseLost = errors.New("reconcile: lease lost: the order was leased again")
 	// ErrNotTracked: no such order in the store (Confirm, Lookup,

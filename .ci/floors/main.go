@@ -175,11 +175,11 @@ func modules(dir string) ([]string, error) {
 func workspace() (map[string]bool, error) {
 	out, err := exec.Command("go", "work", "edit", "-json").Output()
 	if err != nil {
-		return nil, fmt.Errorf("go work edit -json: %v", err)
+		return nil, fmt.Errorf("go work edit -json: %w", err)
 	}
 	var w struct{ Use []struct{ DiskPath string } }
 	if err := json.Unmarshal(out, &w); err != nil {
-		return nil, fmt.Errorf("go work edit -json: %v", err)
+		return nil, fmt.Errorf("go work edit -json: %w", err)
 	}
 	use := map[string]bool{}
 	for _, u := range w.Use {

@@ -63,11 +63,25 @@ func (s *store) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate, del
 			})
 		}
 		if err != nil {
-			return errs, fmt.Errorf("sqlstore: committing %d outcomes: %w", len(part), err)
+			err = fmt.Errorf("sqlstore: committing %d outcomes: %w", len(part), err)
+			if start == 0 {
+				return errs, err // nothing recorded
+			}
+			return partFailed(errs, start, err), nil
 		}
 		start = end
 	}
 	return errs, nil
+}
+
+// partFailed sets err, the error of the transaction that began at start,
+// for each outcome from start on (not recorded), the outcomes before it
+// having been recorded by their own transactions, and returns errs.
+func partFailed(errs []error, start int, err error) []error {
+	for i := start; i < len(errs); i++ {
+		errs[i] = err
+	}
+	return errs
 }
 
 // commitQuiet records eventless outcomes in one statement, and sets

@@ -192,7 +192,11 @@ func (s *store) CommitDeliveries(ctx context.Context, ds []reconcile.LeasedDeliv
 			return deliver(ctx, start+i)
 		})
 		if err != nil {
-			return errs, fmt.Errorf("sqlstore: delivering %d events: %w", len(part), err)
+			err = fmt.Errorf("sqlstore: delivering %d events: %w", len(part), err)
+			if start == 0 {
+				return errs, err // nothing recorded
+			}
+			return partFailed(errs, start, err), nil
 		}
 	}
 	return errs, nil

@@ -18,7 +18,7 @@ const orderColumns = `order_id, amount_paise, created_ns, state, due_ns, failure
 // the database's clock.
 type queries struct {
 	track, amount          string
-	leaseOrder, orderLease string // leaseOrder: now, id, token, ttl; orderLease: id, now (why not)
+	leaseOrder, orderLease string // leaseOrder: PostgreSQL now, id, token, ttl, ttl; SQLite token, now, ttl, id, now; orderLease: id
 	extend                 string // now, ttl, id, token
 	leaseDue               string // SQLite: a lease's orders due at its end: due, JSON array of rowids
 	event                  string

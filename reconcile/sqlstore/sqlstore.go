@@ -88,7 +88,7 @@
 // row version and index entries on PostgreSQL until autovacuum reclaims
 // them (no update of an order is HOT: each moves it in the due index). After
 // 72 hours of a shop's mix, with its events, an order takes about 600 bytes
-// on PostgreSQL and 310 on SQLite (BENCHMARKS.md has the figures).
+// on PostgreSQL and 265 on SQLite (BENCHMARKS.md has the figures).
 //
 // Every database call the store makes is bounded by WithStatementTimeout
 // (10 s unless set): a connection that stops answering costs one call,

@@ -1,7 +1,7 @@
 // Package timedstore wraps a reconcile.Store and adds up the wall time
-// spent inside its calls, by method: the store's share of a step's wall
-// time is Spent ÷ the step's. The handler a Commit calls (the sweeper's
-// work, not the store's) is timed apart and left out.
+// spent inside its calls, by method. The handlers a CommitMany, a Commit or
+// a CommitDeliveries calls (the sweeper's work, not the store's) are timed
+// apart and left out.
 //
 // A step's store calls run beside its checks (the next batch is leased and
 // the last one recorded while a batch is checked), so Spent no longer says
@@ -185,6 +185,9 @@ func (s *Store) Extend(ctx context.Context, l reconcile.Lease, now time.Time, tt
 func (s *Store) Commit(ctx context.Context, l reconcile.Lease, u reconcile.Update, deliver func(context.Context) error) error {
 	var out time.Duration
 	defer func(start time.Time) { s.since("Commit", start, out) }(s.begin())
+	if deliver == nil {
+		return s.next.Commit(ctx, l, u, nil)
+	}
 	return s.next.Commit(ctx, l, u, func(ctx context.Context) error {
 		defer s.callback(&out)()
 		return deliver(ctx)

@@ -392,6 +392,97 @@ func TestCommitManyEventsInParts(t *testing.T) {
 	})
 }
 
+// TestCommitManyLaterPartFails: when a later transaction of a call fails
+// (here its context ends in its first handler), the earlier stay recorded
+// and the call's error is none: each outcome of the failed transaction
+// and after it carries that error, and its order is still leased.
+func TestCommitManyLaterPartFails(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx, cancel := context.WithCancel(testCtx(t))
+		defer cancel()
+		first := maxEvents(t)
+		n := first + 10
+		loadOrders(t, c.db, c.d, n)
+		ls, err := c.st.Lease(ctx, t0.Add(time.Hour), n, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, ls, n)
+		cs := make([]reconcile.LeasedUpdate, n)
+		for i, l := range ls {
+			ev := reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: t0}
+			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid, Event: &ev, Checked: true}}
+		}
+		errs, err := c.st.CommitMany(ctx, cs, func(_ context.Context, i int) error {
+			if i == first {
+				cancel()
+			}
+			return nil
+		})
+		require.NoError(t, err, "the first transaction was recorded")
+		require.Len(t, errs, n)
+		for i, e := range errs {
+			if i < first {
+				assert.NoError(t, e, i)
+				continue
+			}
+			assert.ErrorIs(t, e, context.Canceled, i)
+		}
+		counts, err := c.st.Counts(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, map[reconcile.State]int{reconcile.Paid: first, reconcile.Pending: n - first}, counts)
+		again, err := c.st.Lease(context.Background(), t0.Add(time.Hour), n, time.Minute)
+		require.NoError(t, err)
+		assert.Empty(t, again, "the failed transaction's orders still held by their leases")
+	})
+}
+
+// TestCommitDeliveriesLaterPartFails: CommitDeliveries' transactions
+// fail alone as CommitMany's do: the deliveries of a failed later one (and
+// after it) carry its error and stay leased, the earlier stay recorded.
+func TestCommitDeliveriesLaterPartFails(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx, cancel := context.WithCancel(testCtx(t))
+		defer cancel()
+		first := maxEvents(t)
+		n := first + 10
+		require.NoError(t, c.st.RegisterConsumer(ctx, "books", c.clk.Now()))
+		loadOrders(t, c.db, c.d, n)
+		ls, err := c.st.Lease(ctx, t0.Add(time.Hour), n, time.Minute)
+		require.NoError(t, err)
+		cs := make([]reconcile.LeasedUpdate, len(ls))
+		for i, l := range ls {
+			ev := reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: t0}
+			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid, Event: &ev, Checked: true}}
+		}
+		_, err = c.st.CommitMany(ctx, cs, nil)
+		require.NoError(t, err)
+		ds, err := c.st.LeaseDeliveries(ctx, "books", t0.Add(1000*time.Hour), n, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, ds, n, "every event pending for books")
+		batch := make([]reconcile.LeasedDelivery, n)
+		for i, d := range ds {
+			batch[i] = reconcile.LeasedDelivery{Lease: d}
+		}
+		errs, err := c.st.CommitDeliveries(ctx, batch, func(_ context.Context, i int) error {
+			if i == first {
+				cancel()
+			}
+			return nil
+		})
+		require.NoError(t, err, "the first transaction was recorded")
+		require.Len(t, errs, n)
+		for i, e := range errs {
+			if i < first {
+				assert.NoError(t, e, i)
+				continue
+			}
+			assert.ErrorIs(t, e, context.Canceled, i)
+		}
+		again, err := c.st.LeaseDeliveries(context.Background(), "books", t0.Add(1000*time.Hour), n, time.Minute)
+		require.NoError(t, err)
+		assert.Empty(t, again, "the delivered gone, the failed transaction's still held by their leases")
+	})
+}
+
 // TestReleaseAndNextDue: Release gives leases back due at their old due
 // time; NextDue is the earliest free order's due, or a held order's
 // expiry when that comes first (a lease makes its order due at its end).
