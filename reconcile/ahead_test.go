@@ -400,18 +400,21 @@ func TestProbeGivesBackTheBatchLeasedAhead(t *testing.T) {
 		before  time.Duration // the Confirms' clock, before the step's
 		checked int
 		limits  []int // a batch, the one leased ahead, …
+		release error // every Release's
 	}{
 		// Past the first probe's time (30 s) at the step's: it probes,
 		// then leases full batches again.
-		{"probe due", 40 * time.Second, 4, []int{2, 2, 1, 2}},
+		{"probe due", 40 * time.Second, 4, []int{2, 2, 1, 2}, nil},
 		// Not yet: the checks are held, and the step ends.
-		{"checks held", 10 * time.Second, 2, []int{2, 2}},
+		{"checks held", 10 * time.Second, 2, []int{2, 2}, nil},
+		// The same, and the giving back fails: the step says so.
+		{"give-back failed", 10 * time.Second, 2, []int{2, 2}, errors.New("connection reset")},
 	} {
-		t.Run(tc.name, func(t *testing.T) { testProbeGivesBack(t, tc.before, tc.checked, tc.limits) })
+		t.Run(tc.name, func(t *testing.T) { testProbeGivesBack(t, tc.before, tc.checked, tc.limits, tc.release) })
 	}
 }
 
-func testProbeGivesBack(t *testing.T, before time.Duration, checked int, limits []int) {
+func testProbeGivesBack(t *testing.T, before time.Duration, checked int, limits []int, release error) {
 	e := newEnv(t)
 	bad := map[string]bool{"x-0": true, "x-1": true, "x-2": true}
 	rt := http.DefaultTransport.(*http.Transport).Clone()
@@ -419,6 +422,7 @@ func testProbeGivesBack(t *testing.T, before time.Duration, checked int, limits 
 		upicollect.WithRetryPolicy(upicollect.RetryPolicy{MaxAttempts: 1}))
 	t.Cleanup(e.client.CloseIdleConnections)
 	st := &limitsSeen{aheadStore: newAheadStore(t)}
+	st.releaseErr = release
 	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
 	require.NoError(t, err)
 	trackAhead(t, e, sw, 4)
@@ -441,7 +445,11 @@ func testProbeGivesBack(t *testing.T, before time.Duration, checked int, limits 
 		return nil
 	}
 	stats, err := sw.Step(ctx, t0.Add(time.Hour))
-	require.NoError(t, err)
+	if release != nil {
+		require.ErrorContains(t, err, "giving back 2 orders leased as the service failed: connection reset")
+	} else {
+		require.NoError(t, err)
+	}
 	assert.Equal(t, checked, stats.Checked)
 	var released [][]string // the step's (a Confirm gives its order back too)
 	for len(st.released) > 0 {
