@@ -42,6 +42,9 @@ type aheadStore struct {
 	// aheadErr, when set, is the second Lease's error; releaseErr every
 	// Release's (the leases are given back all the same).
 	aheadErr, releaseErr error
+	// detached CommitMany calls finish whatever their context (as a
+	// database's commit already sent does).
+	detached bool
 }
 
 func newAheadStore(t *testing.T) *aheadStore {
@@ -72,6 +75,9 @@ func (s *aheadStore) CommitMany(ctx context.Context, cs []reconcile.LeasedUpdate
 		if err := s.beforeCommit(); err != nil {
 			return nil, err
 		}
+	}
+	if s.detached {
+		ctx = context.WithoutCancel(ctx)
 	}
 	errs, err := s.Store.CommitMany(ctx, cs, deliver)
 	if s.afterCommit != nil {
@@ -598,4 +604,42 @@ func TestStepRaisesARecordingsPanic(t *testing.T) {
 		assert.Contains(t, fmt.Sprint(p), "recording a batch")
 	}()
 	_, _ = sw.Step(boundedCtx(t), t0.Add(time.Minute))
+}
+
+// TestRecordingsPanicAfterItsStepIsLogged: a panic while a batch is
+// recorded after its step's context ended has no caller to come out of:
+// the cleanup that waits for the record logs it.
+func TestRecordingsPanicAfterItsStepIsLogged(t *testing.T) {
+	e := newEnv(t)
+	e.client = e.sb.Client(upicollect.WithObserver(panickyObserver{}))
+	t.Cleanup(e.client.CloseIdleConnections)
+	st := newAheadStore(t)
+	close(st.gate)
+	st.detached = true
+	ctx, cancel := context.WithCancel(boundedCtx(t))
+	defer cancel()
+	hold := make(chan struct{})
+	var commits atomic.Int32
+	st.beforeCommit = func() error {
+		if commits.Add(1) == 1 {
+			cancel()
+			return st.waitFor(hold)
+		}
+		return nil
+	}
+	var logs syncBuffer
+	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now),
+		reconcile.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	require.NoError(t, err)
+	for _, id := range trackAhead(t, e, sw, 2) {
+		_, err := e.sb.Pay(id)
+		require.NoError(t, err)
+	}
+	_, err = sw.Step(ctx, t0.Add(time.Minute))
+	require.ErrorIs(t, err, context.Canceled)
+	close(hold) // the record goes on, and its FinalState panics
+	_, err = sw.Step(boundedCtx(t), t0.Add(time.Minute)) // waits for the cleanup
+	require.NoError(t, err)
+	assert.Contains(t, logs.String(), "recording a batch panicked after its step had ended")
+	assert.Contains(t, logs.String(), "observer broke")
 }
