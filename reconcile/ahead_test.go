@@ -637,8 +637,10 @@ func TestRecordingsPanicAfterItsStepIsLogged(t *testing.T) {
 	}
 	_, err = sw.Step(ctx, t0.Add(time.Minute))
 	require.ErrorIs(t, err, context.Canceled)
-	close(hold)                                          // the record goes on, and its FinalState panics
-	_, err = sw.Step(boundedCtx(t), t0.Add(time.Minute)) // waits for the cleanup
+	// The record goes on, and its FinalState panics; the next step waits
+	// for the cleanup.
+	close(hold)
+	_, err = sw.Step(boundedCtx(t), t0.Add(time.Minute))
 	require.NoError(t, err)
 	assert.Contains(t, logs.String(), "recording a batch panicked after its step had ended")
 	assert.Contains(t, logs.String(), "observer broke")
