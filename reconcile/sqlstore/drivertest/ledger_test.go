@@ -353,6 +353,36 @@ func writers(t *testing.T, db *sql.DB) []int {
 	return parts
 }
 
+// leasedPaid loads n orders, leases them all and returns their leases with
+// a Paid outcome, its event for the default consumer, for each.
+func leasedPaid(t *testing.T, ctx context.Context, c clocked, n int) []reconcile.LeasedUpdate {
+	t.Helper()
+	loadOrders(t, c.db, c.d, n)
+	ls, err := c.st.Lease(ctx, t0.Add(time.Hour), n, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, n)
+	cs := make([]reconcile.LeasedUpdate, n)
+	for i, l := range ls {
+		ev := reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: t0}
+		cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid, Event: &ev, Checked: true}}
+	}
+	return cs
+}
+
+// failedFrom asserts that errs, of n, holds no error before first and
+// want from first on.
+func failedFrom(t *testing.T, errs []error, n, first int, want error) {
+	t.Helper()
+	require.Len(t, errs, n)
+	for i, e := range errs {
+		if i < first {
+			assert.NoError(t, e, i)
+			continue
+		}
+		assert.ErrorIs(t, e, want, i)
+	}
+}
+
 // TestCommitManyEventsInParts: a call's events are recorded maxEvents per
 // transaction (PostgreSQL caches 64 subtransactions), each delivered once,
 // in order.
@@ -360,15 +390,7 @@ func TestCommitManyEventsInParts(t *testing.T) {
 	eachDialect(t, func(t *testing.T, c clocked) {
 		ctx := testCtx(t)
 		n := maxEvents(t) + 10
-		loadOrders(t, c.db, c.d, n)
-		ls, err := c.st.Lease(ctx, t0.Add(time.Hour), n, time.Minute)
-		require.NoError(t, err)
-		require.Len(t, ls, n)
-		cs := make([]reconcile.LeasedUpdate, n)
-		for i, l := range ls {
-			ev := reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: t0}
-			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid, Event: &ev, Checked: true}}
-		}
+		cs := leasedPaid(t, ctx, c, n)
 		var delivered []int
 		errs, err := c.st.CommitMany(ctx, cs, func(_ context.Context, i int) error {
 			delivered = append(delivered, i)
@@ -402,15 +424,7 @@ func TestCommitManyLaterPartFails(t *testing.T) {
 		defer cancel()
 		first := maxEvents(t)
 		n := first + 10
-		loadOrders(t, c.db, c.d, n)
-		ls, err := c.st.Lease(ctx, t0.Add(time.Hour), n, time.Minute)
-		require.NoError(t, err)
-		require.Len(t, ls, n)
-		cs := make([]reconcile.LeasedUpdate, n)
-		for i, l := range ls {
-			ev := reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: t0}
-			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid, Event: &ev, Checked: true}}
-		}
+		cs := leasedPaid(t, ctx, c, n)
 		errs, err := c.st.CommitMany(ctx, cs, func(_ context.Context, i int) error {
 			if i == first {
 				cancel()
@@ -418,14 +432,7 @@ func TestCommitManyLaterPartFails(t *testing.T) {
 			return nil
 		})
 		require.NoError(t, err, "the first transaction was recorded")
-		require.Len(t, errs, n)
-		for i, e := range errs {
-			if i < first {
-				assert.NoError(t, e, i)
-				continue
-			}
-			assert.ErrorIs(t, e, context.Canceled, i)
-		}
+		failedFrom(t, errs, n, first, context.Canceled)
 		counts, err := c.st.Counts(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, map[reconcile.State]int{reconcile.Paid: first, reconcile.Pending: n - first}, counts)
@@ -445,15 +452,8 @@ func TestCommitDeliveriesLaterPartFails(t *testing.T) {
 		first := maxEvents(t)
 		n := first + 10
 		require.NoError(t, c.st.RegisterConsumer(ctx, "books", c.clk.Now()))
-		loadOrders(t, c.db, c.d, n)
-		ls, err := c.st.Lease(ctx, t0.Add(time.Hour), n, time.Minute)
-		require.NoError(t, err)
-		cs := make([]reconcile.LeasedUpdate, len(ls))
-		for i, l := range ls {
-			ev := reconcile.Event{Order: l.Order, Result: reconcile.Paid, At: t0}
-			cs[i] = reconcile.LeasedUpdate{Lease: l, Update: reconcile.Update{State: reconcile.Paid, Event: &ev, Checked: true}}
-		}
-		_, err = c.st.CommitMany(ctx, cs, nil)
+		cs := leasedPaid(t, ctx, c, n)
+		_, err := c.st.CommitMany(ctx, cs, nil)
 		require.NoError(t, err)
 		ds, err := c.st.LeaseDeliveries(ctx, "books", t0.Add(1000*time.Hour), n, time.Minute)
 		require.NoError(t, err)
@@ -469,14 +469,7 @@ func TestCommitDeliveriesLaterPartFails(t *testing.T) {
 			return nil
 		})
 		require.NoError(t, err, "the first transaction was recorded")
-		require.Len(t, errs, n)
-		for i, e := range errs {
-			if i < first {
-				assert.NoError(t, e, i)
-				continue
-			}
-			assert.ErrorIs(t, e, context.Canceled, i)
-		}
+		failedFrom(t, errs, n, first, context.Canceled)
 		again, err := c.st.LeaseDeliveries(context.Background(), "books", t0.Add(1000*time.Hour), n, time.Minute)
 		require.NoError(t, err)
 		assert.Empty(t, again, "the delivered gone, the failed transaction's still held by their leases")
