@@ -546,6 +546,23 @@ func TestStepEndsAfterTheBatchBesideARefusal(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(err.Error(), "recording the check: row of"), "both refusals: %v", err)
 }
 
+// endInFirstCommit makes the store's first CommitMany end the returned
+// context (a step's, while its next batch is checked) and wait until hold
+// is closed; commits counts the CommitMany calls.
+func (s *aheadStore) endInFirstCommit(t *testing.T) (ctx context.Context, hold chan struct{}, commits *atomic.Int32) {
+	ctx, cancel := context.WithCancel(boundedCtx(t))
+	t.Cleanup(cancel)
+	hold, commits = make(chan struct{}), new(atomic.Int32)
+	s.beforeCommit = func() error {
+		if commits.Add(1) == 1 {
+			cancel()
+			return s.waitFor(hold)
+		}
+		return nil
+	}
+	return ctx, hold, commits
+}
+
 // TestStepEndsWhileABatchIsRecorded: a step whose context ends while the
 // last batch's record is under way returns at once with ctx's error (said
 // once); the record goes on in a cleanup, which the next step waits for.
@@ -553,17 +570,7 @@ func TestStepEndsWhileABatchIsRecorded(t *testing.T) {
 	e := newEnv(t)
 	st := newAheadStore(t)
 	close(st.gate)
-	ctx, cancel := context.WithCancel(boundedCtx(t))
-	defer cancel()
-	hold := make(chan struct{})
-	var commits atomic.Int32
-	st.beforeCommit = func() error {
-		if commits.Add(1) == 1 {
-			cancel() // while the second batch is checked
-			return st.waitFor(hold)
-		}
-		return nil
-	}
+	ctx, hold, commits := st.endInFirstCommit(t)
 	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now))
 	require.NoError(t, err)
 	trackAhead(t, e, sw, 4)
@@ -616,17 +623,7 @@ func TestRecordingsPanicAfterItsStepIsLogged(t *testing.T) {
 	st := newAheadStore(t)
 	close(st.gate)
 	st.detached = true
-	ctx, cancel := context.WithCancel(boundedCtx(t))
-	defer cancel()
-	hold := make(chan struct{})
-	var commits atomic.Int32
-	st.beforeCommit = func() error {
-		if commits.Add(1) == 1 {
-			cancel()
-			return st.waitFor(hold)
-		}
-		return nil
-	}
+	ctx, hold, _ := st.endInFirstCommit(t)
 	var logs syncBuffer
 	sw, err := reconcile.New(e.client, st, (&events{}).handle, reconcile.WithBatchSize(2), reconcile.WithClock(e.clk.Now),
 		reconcile.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
