@@ -199,3 +199,54 @@ func TestBatchHandlersUndoOnlyTheirOwn(t *testing.T) {
 		assert.ElementsMatch(t, []string{ls[1].Order.ID, ls[3].Order.ID}, []string{again[0].Order.ID, again[1].Order.ID})
 	})
 }
+
+// TestDeliveryHandlersUndoOnlyTheirOwn: CommitDeliveries runs a batch's
+// handlers in one transaction as CommitMany does; a handler that fails
+// after writing through Tx has its own write undone (its savepoint rolled
+// back) and its delivery retried, while the others' writes and deliveries
+// commit.
+func TestDeliveryHandlersUndoOnlyTheirOwn(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx := testCtx(t)
+		_, err := c.db.ExecContext(ctx, creditsTable)
+		require.NoError(t, err)
+		require.NoError(t, c.st.RegisterConsumer(ctx, "books", c.clk.Now()))
+		_, err = c.st.CommitMany(ctx, leasedPaid(t, ctx, c, 5), nil)
+		require.NoError(t, err)
+		far := t0.Add(1000 * time.Hour)
+		ds, err := c.st.LeaseDeliveries(ctx, "books", far, 10, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, ds, 5)
+		batch := make([]reconcile.LeasedDelivery, len(ds))
+		for i, d := range ds {
+			batch[i] = reconcile.LeasedDelivery{Lease: d, Retry: reconcile.Retry{Next: far.Add(time.Minute), Failures: 1}}
+		}
+		write := credit("books", c.d)
+		down := errors.New("receiver down")
+		errs, err := c.st.CommitDeliveries(ctx, batch, func(ctx context.Context, i int) error {
+			switch i {
+			case 1:
+				require.NoError(t, write(ctx, ds[i].Event))
+				return down
+			case 3:
+				return down
+			}
+			return write(ctx, ds[i].Event)
+		})
+		require.NoError(t, err)
+		for i, err := range errs {
+			if i == 1 || i == 3 {
+				require.ErrorIs(t, err, down)
+			} else {
+				require.NoError(t, err, i)
+			}
+		}
+		id := func(i int) [2]string { return [2]string{ds[i].Event.Order.ID, string(reconcile.Paid)} }
+		assert.Equal(t, map[[2]string]int{id(0): 1, id(2): 1, id(4): 1}, credits(t, c.db), "the failed handler's credit undone, the others kept")
+		again, err := c.st.LeaseDeliveries(ctx, "books", far.Add(time.Minute), 10, time.Minute)
+		require.NoError(t, err)
+		require.Len(t, again, 2, "only the failed deliveries come again")
+		assert.ElementsMatch(t, []string{ds[1].Event.Order.ID, ds[3].Event.Order.ID}, []string{again[0].Event.Order.ID, again[1].Event.Order.ID})
+		assert.Equal(t, []int{1, 1}, []int{again[0].Failures, again[1].Failures}, "each retry recorded")
+	})
+}
