@@ -58,31 +58,6 @@ func TestCommitOnAClosedDatabase(t *testing.T) {
 	})
 }
 
-// TestNothingAskedAsksNothing: a lease of no orders or deliveries (a limit
-// of 0 or less), and a commit or release of none, returns at once without
-// asking the database: on a closed one, no error.
-func TestNothingAskedAsksNothing(t *testing.T) {
-	eachDialect(t, func(t *testing.T, c clocked) {
-		ctx := testCtx(t)
-		require.NoError(t, c.db.Close())
-		for _, limit := range []int{0, -1} {
-			ls, err := c.st.Lease(ctx, t0, limit, time.Minute)
-			require.NoError(t, err, "Lease, limit %d", limit)
-			assert.Empty(t, ls)
-			ds, err := c.st.LeaseDeliveries(ctx, "books", t0, limit, time.Minute)
-			require.NoError(t, err, "LeaseDeliveries, limit %d", limit)
-			assert.Empty(t, ds)
-		}
-		errs, err := c.st.CommitMany(ctx, nil, nil)
-		require.NoError(t, err, "CommitMany")
-		assert.Empty(t, errs)
-		errs, err = c.st.CommitDeliveries(ctx, nil, nil)
-		require.NoError(t, err, "CommitDeliveries")
-		assert.Empty(t, errs)
-		require.NoError(t, c.st.Release(ctx), "Release")
-	})
-}
-
 // TestPruneMoreThanABatch: Prune goes on, batch after batch, until a batch
 // is not full: one more finished order than a batch holds is deleted too,
 // and an order still checked is kept.

@@ -11,20 +11,33 @@ import (
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 )
 
-// TestLeaseOfNothingAsksNothing: a lease of at most zero (or fewer) orders
-// is empty and sends no statement, so it succeeds on a closed database; a
-// lease of one does ask it, and fails there.
-func TestLeaseOfNothingAsksNothing(t *testing.T) {
+// TestNothingAskedAsksNothing: a lease of at most zero (or fewer) orders
+// or deliveries, and a commit or release of none, is empty and sends no
+// statement, so it succeeds on a closed database; a lease of one does ask
+// it, and fails there.
+func TestNothingAskedAsksNothing(t *testing.T) {
 	eachDialect(t, func(t *testing.T, c clocked) {
 		ctx := testCtx(t)
 		require.NoError(t, c.db.Close())
 		for _, limit := range []int{0, -1} {
 			ls, err := c.st.Lease(ctx, t0, limit, time.Minute)
-			require.NoError(t, err, "limit %d", limit)
+			require.NoError(t, err, "Lease, limit %d", limit)
 			assert.Empty(t, ls, "limit %d", limit)
+			ds, err := c.st.LeaseDeliveries(ctx, "books", t0, limit, time.Minute)
+			require.NoError(t, err, "LeaseDeliveries, limit %d", limit)
+			assert.Empty(t, ds, "limit %d", limit)
 		}
-		_, err := c.st.Lease(ctx, t0, 1, time.Minute)
+		errs, err := c.st.CommitMany(ctx, nil, nil)
+		require.NoError(t, err, "CommitMany")
+		assert.Empty(t, errs)
+		errs, err = c.st.CommitDeliveries(ctx, nil, nil)
+		require.NoError(t, err, "CommitDeliveries")
+		assert.Empty(t, errs)
+		require.NoError(t, c.st.Release(ctx), "Release")
+		_, err = c.st.Lease(ctx, t0, 1, time.Minute)
 		assert.Error(t, err, "a lease of one order asks the closed database")
+		_, err = c.st.LeaseDeliveries(ctx, "books", t0, 1, time.Minute)
+		assert.Error(t, err, "a lease of one delivery asks the closed database")
 	})
 }
 

@@ -143,6 +143,18 @@ func TestBytesPerOrderAfterTheMix(t *testing.T) {
 				require.NoError(t, rows.Err())
 				rows.Close()
 			}
+			if dc.d == sqlstore.SQLite {
+				rows, err := c.db.QueryContext(ctx, `SELECT name, SUM(pgsize), SUM(unused), COUNT(*) FROM dbstat GROUP BY name ORDER BY 1`)
+				require.NoError(t, err)
+				for rows.Next() {
+					var name string
+					var size, unused, pages int64
+					require.NoError(t, rows.Scan(&name, &size, &unused, &pages))
+					t.Logf("  %s: %d bytes (%d unused, %d pages), %.0f per tracked order", name, size, unused, pages, float64(size)/float64(tracked))
+				}
+				require.NoError(t, rows.Err())
+				rows.Close()
+			}
 			if *sizeIDLen == 28 && n == 2000 {
 				assert.LessOrEqual(t, perOrder, maxBytesPerOrder[dc.d], "bytes per tracked order after the mix")
 			}

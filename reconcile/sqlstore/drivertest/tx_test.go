@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -172,13 +173,7 @@ func TestBatchHandlersUndoOnlyTheirOwn(t *testing.T) {
 			return write(ctx, *cs[i].Update.Event)
 		})
 		require.NoError(t, err)
-		for i, err := range errs {
-			if i == 1 || i == 3 {
-				require.ErrorIs(t, err, down)
-			} else {
-				require.NoError(t, err, i)
-			}
-		}
+		failedAt(t, errs, down, 1, 3)
 		id := func(i int) [2]string { return [2]string{ls[i].Order.ID, string(reconcile.Paid)} }
 		assert.Equal(t, map[[2]string]int{id(0): 1, id(2): 1}, credits(t, c.db), "the failed handler's credit undone, the others kept")
 		for i := range ls {
@@ -234,13 +229,7 @@ func TestDeliveryHandlersUndoOnlyTheirOwn(t *testing.T) {
 			return write(ctx, ds[i].Event)
 		})
 		require.NoError(t, err)
-		for i, err := range errs {
-			if i == 1 || i == 3 {
-				require.ErrorIs(t, err, down)
-			} else {
-				require.NoError(t, err, i)
-			}
-		}
+		failedAt(t, errs, down, 1, 3)
 		id := func(i int) [2]string { return [2]string{ds[i].Event.Order.ID, string(reconcile.Paid)} }
 		assert.Equal(t, map[[2]string]int{id(0): 1, id(2): 1, id(4): 1}, credits(t, c.db), "the failed handler's credit undone, the others kept")
 		again, err := c.st.LeaseDeliveries(ctx, "books", far.Add(time.Minute), 10, time.Minute)
@@ -249,4 +238,17 @@ func TestDeliveryHandlersUndoOnlyTheirOwn(t *testing.T) {
 		assert.ElementsMatch(t, []string{ds[1].Event.Order.ID, ds[3].Event.Order.ID}, []string{again[0].Event.Order.ID, again[1].Event.Order.ID})
 		assert.Equal(t, []int{1, 1}, []int{again[0].Failures, again[1].Failures}, "each retry recorded")
 	})
+}
+
+// failedAt asserts that errs holds want at the indexes at and no error
+// elsewhere.
+func failedAt(t *testing.T, errs []error, want error, at ...int) {
+	t.Helper()
+	for i, err := range errs {
+		if slices.Contains(at, i) {
+			assert.ErrorIs(t, err, want, i)
+		} else {
+			assert.NoError(t, err, i)
+		}
+	}
 }
