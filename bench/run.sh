@@ -71,10 +71,10 @@ step "fleet: 4 processes x 64 callers sharing a quota, through redisrate and thr
 # Starts a redis-server of its own (installed by .ci/run).
 go run ./cmd/fleet -duration="$fleet" -cost-rounds="$count" -out="$out/fleet.json"
 
-step "reconcile: memory per tracked order, status checks over the mix (memory store and PostgreSQL), a due backlog under a rate limit, the sweep end to end (memory store and PostgreSQL, interleaved)"
+step "reconcile: memory per tracked order, status checks over the mix (memory store and PostgreSQL), a due backlog under a rate limit, the sweep end to end (memory store and PostgreSQL, by 1 sweeper and by 4 at once, interleaved)"
 # Starts a PostgreSQL of its own (reconcile/sqlstore/drivertest/pgtest; installed by .ci/run).
 go run ./cmd/reconcile -orders="$mix" -mix-stores=postgres -backlog="$backlog" \
-  -sweep="$sweep" -sweep-stores=memory,postgres -sweep-rounds="$sweep_rounds" -out="$out/reconcile.json"
+  -sweep="$sweep" -sweep-stores=memory,postgres -sweep-sweepers=1,4 -sweep-rounds="$sweep_rounds" -out="$out/reconcile.json"
 
 step "River beside the ledger: burn-down, step loop and quiet loop interleaved on one PostgreSQL ($river_n items, $river_pairs pair(s) each)"
 # A module of its own outside the workspace (River declares go 1.26.0); it

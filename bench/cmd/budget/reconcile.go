@@ -16,6 +16,8 @@ const (
 	reconcileBacklogPace   = 0.95    // of the rate limit, on a due backlog
 	sweepRate              = 8000.0  // checks a second, end to end, 10 % paid
 	sweepStoreShare        = 0.25    // of a step's wall time spent waiting for the store alone
+	sweepersCPU            = 1.10    // CPU per check of sweepers stepping at once, × one sweeper's
+	sweepersLockWaits      = 0.05    // of the database's backend samples, waiting for a lock
 )
 
 // evaluateReconcile checks the reconcile run. Memory, checks, events,
@@ -63,27 +65,40 @@ func mixVerdicts(prefix string, m results.MixRun) []Verdict {
 	}
 }
 
-// evaluateSweeps checks the end-to-end sweeps, store by store: the counts
-// (every order checked once, one status request each, every paid order's
-// event delivered once, no other event) fail the run; checks per second
-// and the store's share of the wall time, medians over the rounds, are
-// printed only.
+// evaluateSweeps checks the end-to-end sweeps, store by store and, in a
+// store, by the count of sweepers that stepped at once: the counts (every
+// order checked once, one status request each, every paid order's event
+// delivered once, no other event) fail the run; the rest, medians over the
+// rounds, is printed only: by one sweeper, checks per second and the
+// time it waited for the store alone; by more, their CPU per check against
+// one sweeper's and, on a database, the share of its backends' samples
+// that waited for a lock.
 func evaluateSweeps(runs []results.SweepRun) []Verdict {
-	var stores []string
-	by := map[string][]results.SweepRun{}
-	for _, r := range runs {
-		if _, ok := by[r.Store]; !ok {
-			stores = append(stores, r.Store)
-		}
-		by[r.Store] = append(by[r.Store], r)
+	type group struct {
+		store    string
+		sweepers int
 	}
+	var groups []group
+	by := map[group][]results.SweepRun{}
+	for _, r := range runs {
+		g := group{r.Store, r.Count()}
+		if _, ok := by[g]; !ok {
+			groups = append(groups, g)
+		}
+		by[g] = append(by[g], r)
+	}
+	cpu := func(r results.SweepRun) float64 { return r.GoMicros + r.DBMicros }
 	var vs []Verdict
-	for _, st := range stores {
-		rs := by[st]
+	for _, g := range groups {
+		rs := by[g]
+		prefix := "reconcile/sweep/" + g.store
+		if g.sweepers > 1 {
+			prefix += fmt.Sprintf("/%d-sweepers", g.sweepers)
+		}
 		ok := true
-		var orders, checked, delivered, paid, twice, wrong, lost int
+		var orders, checked, delivered, paid, twice, wrong, lost, samples, locked int
 		var requests int64
-		rates, shares, sums := make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs))
+		rates, shares, sums, cpus := make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs))
 		for i, r := range rs {
 			ok = ok && r.Orders > 0 && r.Paid > 0 && r.Checked == r.Orders && r.Requests == int64(r.Orders) &&
 				r.Delivered == r.Paid && r.Twice == 0 && r.Wrong == 0 && r.Lost == 0
@@ -95,20 +110,41 @@ func evaluateSweeps(runs []results.SweepRun) []Verdict {
 			twice += r.Twice
 			wrong += r.Wrong
 			lost += r.Lost
-			rates[i], shares[i], sums[i] = r.PerSecond, r.StoreWaitShare, r.StoreShare
+			samples += r.BackendSamples
+			locked += r.LockWaits
+			rates[i], shares[i], sums[i], cpus[i] = r.PerSecond, r.StoreWaitShare, r.StoreShare, cpu(r)
 		}
-		rate, share := medianOf(rates), medianOf(shares)
-		vs = append(vs,
-			Verdict{Name: "reconcile/sweep/" + st + "/counts", Pass: ok,
-				Detail: fmt.Sprintf("%d of %d due orders checked in %d requests, %d of %d paid orders' events delivered: %d twice, %d unexpected, %d lost, over %d round(s) (budget: every order once, every paid event once)",
-					checked, orders, requests, delivered, paid, twice, wrong, lost, len(rs))},
-			Verdict{Name: "reconcile/sweep/" + st + "/rate", Timing: true, Pass: rate >= sweepRate,
-				Detail: fmt.Sprintf("%.0f checks/s, median of %d rounds of %d due orders (%.0f–%.0f; budget ≥ %.0f on a quiet machine)",
-					rate, len(rs), rs[0].Orders, minOf(rates), maxOf(rates), sweepRate)},
-			Verdict{Name: "reconcile/sweep/" + st + "/store-share", Timing: true, Pass: share <= sweepStoreShare,
-				Detail: fmt.Sprintf("the step waits for the store alone (a store call in flight, no check) %.0f%% of its wall time, median of %d rounds (budget ≤ %.0f%%); the store's calls, beside the checks, sum to %.0f%% of it",
-					100*share, len(rs), 100*sweepStoreShare, 100*medianOf(sums))},
-		)
+		vs = append(vs, Verdict{Name: prefix + "/counts", Pass: ok,
+			Detail: fmt.Sprintf("%d of %d due orders checked in %d requests, %d of %d paid orders' events delivered: %d twice, %d unexpected, %d lost, over %d round(s) (budget: every order once, every paid event once)",
+				checked, orders, requests, delivered, paid, twice, wrong, lost, len(rs))})
+		if g.sweepers == 1 {
+			rate, share := medianOf(rates), medianOf(shares)
+			vs = append(vs,
+				Verdict{Name: prefix + "/rate", Timing: true, Pass: rate >= sweepRate,
+					Detail: fmt.Sprintf("%.0f checks/s, median of %d rounds of %d due orders (%.0f–%.0f; budget ≥ %.0f on a quiet machine)",
+						rate, len(rs), rs[0].Orders, minOf(rates), maxOf(rates), sweepRate)},
+				Verdict{Name: prefix + "/store-share", Timing: true, Pass: share <= sweepStoreShare,
+					Detail: fmt.Sprintf("the step waits for the store alone (a store call in flight, no check) %.0f%% of its wall time, median of %d rounds (budget ≤ %.0f%%); the store's calls, beside the checks, sum to %.0f%% of it",
+						100*share, len(rs), 100*sweepStoreShare, 100*medianOf(sums))},
+			)
+			continue
+		}
+		if one := by[group{g.store, 1}]; len(one) > 0 {
+			ones := make([]float64, len(one))
+			for i, r := range one {
+				ones[i] = cpu(r)
+			}
+			ratio := medianOf(cpus) / medianOf(ones)
+			vs = append(vs, Verdict{Name: prefix + "/cpu", Timing: true, Pass: ratio <= sweepersCPU,
+				Detail: fmt.Sprintf("CPU per check (Go and database) %.1f µs = %.2f × one sweeper's %.1f µs, medians of %d and %d rounds (budget ≤ %.2f ×)",
+					medianOf(cpus), ratio, medianOf(ones), len(rs), len(one), sweepersCPU)})
+		}
+		if samples > 0 {
+			share := float64(locked) / float64(samples)
+			vs = append(vs, Verdict{Name: prefix + "/lock-waits", Timing: true, Pass: share <= sweepersLockWaits,
+				Detail: fmt.Sprintf("%.1f%% of %d samples of the database's active backends waited for a lock, over %d round(s) (budget ≤ %.0f%%)",
+					100*share, samples, len(rs), 100*sweepersLockWaits)})
+		}
 	}
 	return vs
 }

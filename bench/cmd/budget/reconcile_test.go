@@ -95,6 +95,39 @@ func TestEvaluateSweeps(t *testing.T) {
 	assert.Contains(t, vs[1].String(), "[over budget]")
 	assert.Contains(t, vs[2].String(), "[over budget]")
 	assert.False(t, Failed(vs), "timing never fails the run")
+
+	// Four sweepers at once: their counts, their CPU per check against
+	// one sweeper's on the same store, and (on a database) lock waits.
+	four := func(store string, cpu float64, samples, locked int) results.SweepRun {
+		r := run(store, 9_000, 0.3)
+		r.Sweepers, r.GoMicros, r.DBMicros, r.BackendSamples, r.LockWaits = 4, cpu/4, 3*cpu/4, samples, locked
+		return r
+	}
+	one := run("postgres", 9_000, 0.2)
+	one.GoMicros, one.DBMicros = 20, 60
+	memOne := run("memory", 14_000, 0.02)
+	memOne.GoMicros = 40
+	vs = evaluateSweeps([]results.SweepRun{one, four("postgres", 84, 1000, 40), memOne, four("memory", 48, 0, 0), four("postgres", 90, 1000, 60)})
+	lines = lines[:0]
+	for _, v := range vs {
+		lines = append(lines, v.String())
+	}
+	require.Len(t, lines, 11, "%v", lines)
+	assert.Contains(t, lines[3], "PASS  reconcile/sweep/postgres/4-sweepers/counts")
+	assert.Contains(t, lines[4], "reconcile/sweep/postgres/4-sweepers/cpu")
+	assert.Contains(t, lines[4], "CPU per check (Go and database) 87.0 µs = 1.09 × one sweeper's 80.0 µs, medians of 2 and 1 rounds (budget ≤ 1.10 ×) [within budget]")
+	assert.Contains(t, lines[5], "5.0% of 2000 samples of the database's active backends waited for a lock, over 2 round(s) (budget ≤ 5%) [within budget]")
+	assert.Contains(t, lines[10], "reconcile/sweep/memory/4-sweepers/cpu")
+	assert.Contains(t, lines[10], "1.20 × one sweeper's 40.0 µs")
+	assert.Contains(t, lines[10], "[over budget]")
+	vs = evaluateSweeps([]results.SweepRun{four("postgres", 90, 1000, 51)})
+	require.Len(t, vs, 2, "no one-sweeper run: no CPU line")
+	assert.Contains(t, vs[1].String(), "5.1% of 1000 samples")
+	assert.Contains(t, vs[1].String(), "[over budget]")
+	vs = evaluateSweeps([]results.SweepRun{run("postgres", 7_999, 0.26)})
+	assert.Contains(t, vs[1].String(), "[over budget]")
+	assert.Contains(t, vs[2].String(), "[over budget]")
+	assert.False(t, Failed(vs), "timing never fails the run")
 	assert.Empty(t, evaluateSweeps(nil))
 	assert.Equal(t, 2.5, medianOf([]float64{4, 1, 3, 2}))
 	assert.Zero(t, medianOf(nil))

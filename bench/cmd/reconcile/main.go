@@ -20,11 +20,14 @@
 //     paid in the sandbox, checked by one Step of a Sweeper with its
 //     defaults against the sandbox over loopback HTTP (the pooled client),
 //     on each store of -sweep-stores in turn for -sweep-rounds rounds
-//     (interleaved): checks per second, the store's share of the step's
-//     wall time (the time inside its calls, through a timing decorator),
-//     CPU per check (this process's getrusage, PostgreSQL's processes from
-//     /proc), the load average, and the counts (every order checked once,
-//     every paid order's event delivered once, no other event).
+//     (interleaved), by each count of -sweep-sweepers sweepers stepping
+//     at once over one store: checks per second, the time the step waited
+//     for the store alone and the store's calls summed (through a timing
+//     decorator), CPU per check (this process's getrusage, PostgreSQL's
+//     processes from /proc), on PostgreSQL the share of its backends'
+//     samples that wait for a lock, the load average, and the counts
+//     (every order checked once, every paid order's event delivered once,
+//     no other event).
 //
 // PostgreSQL is the tests' kit (reconcile/sqlstore/drivertest/pgtest): a
 // cluster in a temporary directory on its durable defaults, started when a
@@ -39,6 +42,7 @@ import (
 	"fmt"
 	"log"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,11 +63,16 @@ func main() {
 	mixStores := flag.String("mix-stores", "postgres", "the database stores the mix runs on too, comma-separated (\"\": none)")
 	sweep := flag.Int("sweep", 100_000, "orders due at once in the end-to-end sweep (0: no sweep)")
 	sweepStores := flag.String("sweep-stores", "memory,postgres", "the stores the sweep runs on, in turn, comma-separated")
+	sweepSweepers := flag.String("sweep-sweepers", "1", "how many sweepers step over the sweep's orders at once, comma-separated: each count runs on each store, in turn")
 	sweepRounds := flag.Int("sweep-rounds", 3, "rounds of the sweep on each store, interleaved")
 	out := flag.String("out", "results/reconcile.json", "where to write the results")
 	flag.Parse()
 	cfg := config{tracked: *tracked, orders: *orders, backlog: *backlog, rate: *rate, burst: *burst,
 		mixStores: fields(*mixStores), sweep: *sweep, sweepStores: fields(*sweepStores), sweepRounds: *sweepRounds}
+	var err error
+	if cfg.sweepSweepers, err = counts(*sweepSweepers); err != nil {
+		log.Fatalf("-sweep-sweepers: %v", err)
+	}
 	if err := run(context.Background(), cfg, *out); err != nil {
 		log.Fatal(err)
 	}
@@ -80,6 +89,19 @@ func fields(list string) []string {
 	return out
 }
 
+// counts reads a comma-separated list of positive counts ("" is none).
+func counts(list string) ([]int, error) {
+	var out []int
+	for _, f := range fields(list) {
+		k, err := strconv.Atoi(f)
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("%q is not a count of sweepers (1 or more)", f)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
 // config is the program's flags.
 type config struct {
 	tracked, orders, backlog int
@@ -88,6 +110,7 @@ type config struct {
 	mixStores                []string
 	sweep                    int
 	sweepStores              []string
+	sweepSweepers            []int
 	sweepRounds              int
 }
 
@@ -122,7 +145,7 @@ func run(ctx context.Context, cfg config, out string) (err error) {
 		if err != nil {
 			return err
 		}
-		r.Sweeps, err = sweepRounds(ctx, e, cfg.sweepStores, cfg.sweepRounds, dbs)
+		r.Sweeps, err = sweepRounds(ctx, e, cfg.sweepStores, cfg.sweepSweepers, cfg.sweepRounds, dbs)
 		e.close()
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/upicollect/upicollect-go/bench/internal/results"
 	"github.com/upicollect/upicollect-go/bench/internal/timedstore"
 	"github.com/upicollect/upicollect-go/reconcile"
+	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
@@ -72,19 +74,22 @@ func (e *sweepEnv) close() {
 	e.sb.Close()
 }
 
-// sweepRounds runs rounds of one Step over the env's orders on each store
-// of kinds in turn (memory, postgres: interleaved, so that the machine's
-// load falls on both alike).
-func sweepRounds(ctx context.Context, e *sweepEnv, kinds []string, rounds int, dbs *databases) ([]results.SweepRun, error) {
+// sweepRounds runs rounds of a Step over the env's orders on each store
+// of kinds in turn, by each count of sweepers stepping at once (memory,
+// postgres; 1, 4: interleaved, so that the machine's load falls on all
+// alike).
+func sweepRounds(ctx context.Context, e *sweepEnv, kinds []string, sweepers []int, rounds int, dbs *databases) ([]results.SweepRun, error) {
 	var out []results.SweepRun
 	for round := 1; round <= rounds; round++ {
 		for _, kind := range kinds {
-			r, err := sweepOnce(ctx, e, kind, round, dbs)
-			if err != nil {
-				return out, fmt.Errorf("sweep on %s, round %d: %w", kind, round, err)
+			for _, k := range sweepers {
+				r, err := sweepOnce(ctx, e, kind, k, round, dbs)
+				if err != nil {
+					return out, fmt.Errorf("sweep on %s by %d sweeper(s), round %d: %w", kind, k, round, err)
+				}
+				log.Printf("sweep: %s", sweepLine(r))
+				out = append(out, r)
 			}
-			log.Printf("sweep: %s", sweepLine(r))
-			out = append(out, r)
 		}
 	}
 	return out, nil
@@ -108,18 +113,19 @@ func sweepLine(r results.SweepRun) string {
 	}
 	cpu := fmt.Sprintf("Go %.1f µs", r.GoMicros)
 	if r.Store != "memory" {
-		cpu += fmt.Sprintf(", database %.1f µs (backends %.1f, rest %.1f)", r.DBMicros, r.BackendsMicros, r.DBMicros-r.BackendsMicros)
+		cpu += fmt.Sprintf(", database %.1f µs (backends %.1f, rest %.1f); lock waits %.1f%% of %d backend samples",
+			r.DBMicros, r.BackendsMicros, r.DBMicros-r.BackendsMicros, 100*float64(r.LockWaits)/float64(max(r.BackendSamples, 1)), r.BackendSamples)
 	}
-	return fmt.Sprintf("%s round %d | %d due, %d paid | %.0f checks/s | waiting for the store alone %.0f%% of the wall time; its calls, summed, %.0f%% (%s) | CPU per check: %s | checked %d, requests %d, events %d (twice %d, unexpected %d, lost %d), errors %d | load %s",
-		r.Store, r.Round, r.Orders, r.Paid, r.PerSecond, 100*r.StoreWaitShare, 100*r.StoreShare, strings.Join(parts, ", "), cpu,
+	return fmt.Sprintf("%s round %d, %d sweeper(s) | %d due, %d paid | %.0f checks/s | waiting for the store alone %.0f%% of the wall time; its calls, summed, %.0f%% (%s) | CPU per check: %s | checked %d, requests %d, events %d (twice %d, unexpected %d, lost %d), errors %d | load %s",
+		r.Store, r.Round, r.Count(), r.Orders, r.Paid, r.PerSecond, 100*r.StoreWaitShare, 100*r.StoreShare, strings.Join(parts, ", "), cpu,
 		r.Checked, r.Requests, r.Delivered, r.Twice, r.Wrong, r.Lost, r.Errors, r.Load)
 }
 
 // sweepOnce tracks the env's orders in a fresh store of kind, created a
-// minute ago (all due, inside the payer's window), and times one Step
-// over them.
-func sweepOnce(ctx context.Context, e *sweepEnv, kind string, round int, dbs *databases) (results.SweepRun, error) {
-	r := results.SweepRun{Store: kind, Round: round, Orders: len(e.orders), Paid: len(e.paid)}
+// minute ago (all due, inside the payer's window), and times k sweepers of
+// that store stepping over them at once (one Step each).
+func sweepOnce(ctx context.Context, e *sweepEnv, kind string, k, round int, dbs *databases) (results.SweepRun, error) {
+	r := results.SweepRun{Store: kind, Round: round, Orders: len(e.orders), Paid: len(e.paid), Sweepers: k}
 	var (
 		st         reconcile.Store
 		db         *sql.DB
@@ -130,7 +136,7 @@ func sweepOnce(ctx context.Context, e *sweepEnv, kind string, round int, dbs *da
 	case "memory":
 		st = reconcile.NewMemoryStore()
 	case "postgres":
-		if db, err = dbs.postgres(ctx, fmt.Sprintf("sweep_%d", round)); err != nil {
+		if db, err = dbs.postgres(ctx, fmt.Sprintf("sweep_%d_%d", round, k)); err != nil {
 			return r, err
 		}
 		defer db.Close()
@@ -156,25 +162,33 @@ func sweepOnce(ctx context.Context, e *sweepEnv, kind string, round int, dbs *da
 	// store's timeline.
 	client := e.sb.Client(upicollect.WithObserver(timed.Service()))
 	defer client.CloseIdleConnections()
-	sw, err := reconcile.New(client, timed, handler)
-	if err != nil {
-		return r, err
+	sweepers := make([]*reconcile.Sweeper, k)
+	for i := range sweepers {
+		if sweepers[i], err = reconcile.New(client, timed, handler); err != nil {
+			return r, err
+		}
 	}
-	if err := track(ctx, sw, db, e.orders, time.Now().Add(-time.Minute)); err != nil {
+	if err := track(ctx, sweepers[0], db, e.orders, time.Now().Add(-time.Minute)); err != nil {
 		return r, err
 	}
 	timed.Reset()
 	e.sb.Clear(sandbox.Counts)
-	self0 := selfCPU()
-	db0, be0 := dbCPU(postmaster)
-	start := time.Now()
-	stats, err := sw.Step(ctx, start)
-	elapsed := time.Since(start)
-	self1 := selfCPU()
-	db1, be1 := dbCPU(postmaster)
+	waits, err := sampleWaits(ctx, db)
 	if err != nil {
 		return r, err
 	}
+	self0 := selfCPU()
+	db0, be0 := dbCPU(postmaster)
+	start := time.Now()
+	stats, errs := reconciletest.StepAll(ctx, sweepers, start)
+	elapsed := time.Since(start)
+	self1 := selfCPU()
+	db1, be1 := dbCPU(postmaster)
+	samples, locked, werr := waits.end()
+	if err := errors.Join(append(errs, werr)...); err != nil {
+		return r, err
+	}
+	r.BackendSamples, r.LockWaits = samples, locked
 	spent, by := timed.Spent()
 	alone := timed.Alone()
 	r.Checked, r.Errors = stats.Checked, stats.Errors

@@ -55,6 +55,9 @@ type SweepRun struct {
 	Round  int    `json:"round"`
 	Orders int    `json:"orders"`
 	Paid   int    `json:"paid"`
+	// Sweepers is how many sweepers stepped over the orders at once, on
+	// one store (0 in results written before it was kept: one).
+	Sweepers int `json:"sweepers,omitempty"`
 	// The counts: checks the step answered (Stats.Checked), status
 	// requests the sandbox saw, events the handler got (Delivered, of
 	// which Twice a second time for their order, Wrong for an order not
@@ -85,7 +88,15 @@ type SweepRun struct {
 	DBMicros       float64 `json:"db_cpu_us_per_check"`
 	BackendsMicros float64 `json:"db_backends_cpu_us_per_check"`
 	Load           string  `json:"load"` // the one-minute load average at the end
+	// The database's active client backends, sampled while the step ran
+	// (every 10 ms), and how many of the samples were waiting
+	// for a lock (none on the memory store).
+	BackendSamples int `json:"backend_samples,omitempty"`
+	LockWaits      int `json:"lock_waits,omitempty"`
 }
+
+// Count is r's sweepers: one when it was not kept.
+func (r SweepRun) Count() int { return max(r.Sweepers, 1) }
 
 // BacklogRun is a due backlog checked under a rate limit.
 type BacklogRun struct {
