@@ -3,6 +3,7 @@ package drivertest_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
 )
 
@@ -283,4 +285,90 @@ func TestWaitSampler(t *testing.T) {
 	require.NoError(t, holder.Rollback())
 	require.NoError(t, <-blocked)
 	assert.Equal(t, waitCounts{By: map[string]int{}, Locked: map[string]int{}}, startWaits(ctx, t, db, sqlstore.SQLite).stop(), "SQLite: nothing sampled")
+}
+
+// TestALeaseLocksARowItPassesOver shows, on PostgreSQL, where four
+// sweepers' lock waits come from: a lease whose snapshot was taken before
+// another sweeper's lease of a row committed still meets that row's old
+// version through its old due-index entry; FOR UPDATE SKIP LOCKED then
+// locks the row's newest version before it rechecks the conditions, which
+// fail (the row is held), so the lease passes the row over but keeps it
+// locked until its transaction ends, and the holder's commit of that row
+// waits for it. The lease here is the store's statement in its shape,
+// held at a gate (an advisory lock, taken after the statement's snapshot)
+// while the other lease commits, and kept open after it returns.
+func TestALeaseLocksARowItPassesOver(t *testing.T) {
+	ctx := testCtx(t)
+	c := newClocked(t, sqlstore.Postgres, newPostgresDB)
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, c.st.Track(ctx, ord(i), t0))
+	}
+	gate, err := c.db.Conn(ctx)
+	require.NoError(t, err)
+	defer gate.Close()
+	_, err = gate.ExecContext(ctx, `SELECT pg_advisory_lock(4242)`)
+	require.NoError(t, err)
+
+	other, err := c.db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	defer func() { _ = other.Rollback() }()
+	var otherPID int
+	require.NoError(t, other.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&otherPID))
+	type picked struct {
+		ids []string
+		err error
+	}
+	passed := make(chan picked, 1)
+	go func() {
+		rows, err := other.QueryContext(ctx, `SELECT order_id FROM `+sqlstore.OrdersTable+`
+			WHERE (SELECT pg_advisory_xact_lock_shared(4242)::TEXT) IS NOT NULL
+				AND due_ns IS NOT NULL AND due_ns <= $1 AND (lease_until_ns IS NULL OR lease_until_ns <= $1)
+			ORDER BY due_ns, order_id LIMIT 10 FOR UPDATE SKIP LOCKED`, t0.UnixNano())
+		var p picked
+		if p.err = err; err == nil {
+			for rows.Next() {
+				var id string
+				if p.err = rows.Scan(&id); p.err != nil {
+					break
+				}
+				p.ids = append(p.ids, id)
+			}
+			p.err = errors.Join(p.err, rows.Err(), rows.Close())
+		}
+		passed <- p
+	}()
+	waitFor(ctx, t, c.db, `SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event = 'advisory'`, otherPID)
+
+	ls, err := c.st.Lease(ctx, t0, 1, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ls, 1)
+	require.Equal(t, ord(1).ID, ls[0].Order.ID)
+	_, err = gate.ExecContext(ctx, `SELECT pg_advisory_unlock(4242)`)
+	require.NoError(t, err)
+	p := <-passed
+	require.NoError(t, p.err)
+	assert.Equal(t, []string{ord(2).ID, ord(3).ID}, p.ids, "the held order passed over")
+
+	committed := make(chan error, 1)
+	go func() {
+		errs, err := c.st.CommitMany(ctx, []reconcile.LeasedUpdate{{Lease: ls[0], Update: reconcile.Update{State: reconcile.Pending, Next: t0.Add(time.Hour), Checked: true}}}, nil)
+		committed <- errors.Join(append(errs, err)...)
+	}()
+	waitFor(ctx, t, c.db, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND $1 = ANY (pg_blocking_pids(pid))`, otherPID)
+	select {
+	case err := <-committed:
+		t.Fatalf("the commit did not wait for the lease that passed its row over: %v", err)
+	default:
+	}
+	require.NoError(t, other.Rollback())
+	require.NoError(t, <-committed, "the commit goes on once that lease's transaction ends")
+}
+
+// waitFor runs query (a count) until it counts one or more, bounded by
+// ctx.
+func waitFor(ctx context.Context, t *testing.T, db *sql.DB, query string, args ...any) {
+	t.Helper()
+	for n := 0; n == 0; {
+		require.NoError(t, db.QueryRowContext(ctx, query, args...).Scan(&n), query)
+	}
 }
