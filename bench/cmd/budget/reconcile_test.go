@@ -55,6 +55,12 @@ func TestEvaluateReconcile(t *testing.T) {
 		{"sweep: nothing paid", func(r *results.Reconcile) { r.Sweeps[0].Paid, r.Sweeps[0].Delivered = 0, 0 }, true},
 		{"sweep: no orders", func(r *results.Reconcile) { r.Sweeps[0] = results.SweepRun{Store: "memory"} }, true},
 		{"sweep: fast and the store quick", func(r *results.Reconcile) { r.Sweeps[1].PerSecond, r.Sweeps[1].StoreWaitShare = 9_000, 0.1 }, false},
+		{"no status request in the backlog", func(r *results.Reconcile) { r.Backlog.Requests = 0 }, true},
+		{"the mix of no orders", func(r *results.Reconcile) { r.Mix.Orders = 0 }, true},
+		{"the mix without events", func(r *results.Reconcile) { r.Mix.Events = 0 }, true},
+		{"sweep: no orders due, an event delivered", func(r *results.Reconcile) {
+			r.Sweeps[1] = results.SweepRun{Store: "postgres", Paid: 1, Delivered: 1}
+		}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := good()
@@ -64,6 +70,42 @@ func TestEvaluateReconcile(t *testing.T) {
 		})
 	}
 	assert.True(t, Failed(evaluateReconcile(nil)))
+}
+
+// TestTimingAtTheirLimits: a printed budget is within budget exactly at
+// its limit and over it one step past, and prints its figures.
+func TestTimingAtTheirLimits(t *testing.T) {
+	t.Parallel()
+	verdict := func(vs []Verdict, name string) string {
+		for _, v := range vs {
+			if v.Name == name {
+				return v.String()
+			}
+		}
+		t.Fatalf("no verdict %s in %v", name, vs)
+		return ""
+	}
+	r := &results.Reconcile{Backlog: results.BacklogRun{Orders: 1, Checked: 1, Requests: 1, Rate: 200, Burst: 10, PerSecond: 190}}
+	pace := verdict(evaluateReconcile(r), "reconcile/backlog/pace")
+	assert.Contains(t, pace, "190.0 checks/s with WithRateLimit(200, 10) = 95.0% of the limit (budget ≥ 95%) [within budget]")
+	r.Backlog.PerSecond = 189.9
+	assert.Contains(t, verdict(evaluateReconcile(r), "reconcile/backlog/pace"), "[over budget]")
+
+	run := func(k int, rate, share, cpu float64) results.SweepRun {
+		return results.SweepRun{Store: "postgres", Sweepers: k, Orders: 100, Paid: 10, Checked: 100, Requests: 100, Delivered: 10,
+			PerSecond: rate, StoreWaitShare: share, GoMicros: cpu}
+	}
+	at := []results.SweepRun{run(1, sweepRate, sweepStoreShare, 80), run(4, 1, 1, 88)}
+	vs := evaluateSweeps(at)
+	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/rate"), "[within budget]")
+	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/store-share"), "[within budget]")
+	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/4-sweepers/cpu"), "= 1.10 × one sweeper's 80.0 µs")
+	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/4-sweepers/cpu"), "[within budget]")
+	past := []results.SweepRun{run(1, sweepRate-1, sweepStoreShare+0.001, 80), run(4, 1, 1, 88.1)}
+	vs = evaluateSweeps(past)
+	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/rate"), "[over budget]")
+	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/store-share"), "[over budget]")
+	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/4-sweepers/cpu"), "[over budget]")
 }
 
 // TestEvaluateSweeps: one line of each kind per store, in the order the
