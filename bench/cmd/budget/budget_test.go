@@ -107,6 +107,41 @@ func TestBudgetBoundaries(t *testing.T) {
 	}
 }
 
+// TestTimingBudgetsAtTheirLimits: a printed budget is within budget exactly
+// at its limit and over it one step past; an sdk run of no calls fails.
+func TestTimingBudgetsAtTheirLimits(t *testing.T) {
+	t.Parallel()
+	evaluate := func(sdkNs, edNs, sdkRate, naiveRate float64, calls int64) map[string]string {
+		s := results.Samples{}
+		for _, op := range ops {
+			s["Call/"+op+"/sdk"] = []results.Sample{{NsPerOp: sdkNs, AllocsPerOp: 80}}
+			s["Call/"+op+"/floor"] = []results.Sample{{NsPerOp: 1000, AllocsPerOp: 80}}
+			s["EncodeDecode/"+op] = []results.Sample{{NsPerOp: edNs, AllocsPerOp: 40}}
+		}
+		l := &results.Load{Waiters: []results.Waiters{{RateLimit: "none", BytesPerWaiter: 8192}}}
+		for _, n := range loadCallers {
+			l.Runs = append(l.Runs,
+				results.Run{Impl: "sdk", Callers: n, Calls: calls, PerSecond: sdkRate},
+				results.Run{Impl: "floor", Callers: n, Calls: 100, PerSecond: 100},
+				results.Run{Impl: "naive", Callers: n, Calls: 100, PerSecond: naiveRate})
+		}
+		out := map[string]string{}
+		for _, v := range Evaluate(s, l) {
+			out[v.Name] = v.String()
+		}
+		return out
+	}
+	at := evaluate(1050, 3000, 95, 47.5, 100)
+	past := evaluate(1051, 3001, 94.9, 47.5, 100)
+	for _, name := range []string{"time/status", "encode+decode/status/time", "throughput/floor@256"} {
+		assert.Contains(t, at[name], "[within budget]", name)
+		assert.Contains(t, past[name], "[over budget]", name)
+	}
+	assert.Contains(t, at["throughput/naive@256"], "sdk 95 vs naive 48 calls/s = 2.00× (budget ≥ 2.0×) [within budget]")
+	assert.Contains(t, evaluate(1050, 3000, 95, 47.6, 100)["throughput/naive@256"], "[over budget]")
+	assert.Contains(t, evaluate(1050, 3000, 95, 47.5, 0)["errors@256"], "FAIL  errors@256", "no call made")
+}
+
 func TestVerdictString(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "PASS  a                            d", Verdict{Name: "a", Pass: true, Detail: "d"}.String())

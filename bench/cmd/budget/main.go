@@ -22,11 +22,18 @@ func main() {
 	fleetFile := flag.String("fleet", "", "the fleet program's JSON (none: no fleet budgets)")
 	reconcileFile := flag.String("reconcile", "", "the reconcile program's JSON (none: no reconcile budgets)")
 	flag.Parse()
-	code := run(os.Stdout, *benchFile, *loadFile, *fleetFile)
-	if *reconcileFile != "" {
-		code = max(code, runReconcile(os.Stdout, *reconcileFile))
+	os.Exit(runAll(os.Stdout, *benchFile, *loadFile, *fleetFile, *reconcileFile))
+}
+
+// runAll prints the verdicts of every file to w and returns the worst exit
+// code. An empty reconcileFile skips the reconcile budgets (and an empty
+// fleetFile the fleet's).
+func runAll(w io.Writer, benchFile, loadFile, fleetFile, reconcileFile string) int {
+	code := run(w, benchFile, loadFile, fleetFile)
+	if reconcileFile != "" {
+		code = max(code, runReconcile(w, reconcileFile))
 	}
-	os.Exit(code)
+	return code
 }
 
 // run prints the verdicts to w and returns the exit code. An empty

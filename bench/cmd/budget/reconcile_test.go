@@ -189,4 +189,15 @@ func TestRunReconcile(t *testing.T) {
 	assert.Contains(t, out.String(), "PASS  reconcile/memory")
 	assert.Contains(t, out.String(), "INFO  reconcile/backlog/pace")
 	assert.Equal(t, 2, runReconcile(&out, filepath.Join(dir, "absent.json")))
+
+	// With the bench and load files: the worst code of all, and no
+	// reconcile verdicts without a reconcile file.
+	bench, load := filepath.Join("testdata", "bench_pass.txt"), filepath.Join("testdata", "load_pass.json")
+	out.Reset()
+	assert.Equal(t, 0, runAll(&out, bench, load, "", path), out.String())
+	assert.Contains(t, out.String(), "PASS  reconcile/memory")
+	out.Reset()
+	assert.Equal(t, 0, runAll(&out, bench, load, "", ""), out.String())
+	assert.NotContains(t, out.String(), "reconcile/")
+	assert.Equal(t, 2, runAll(&out, bench, load, "", filepath.Join(dir, "absent.json")))
 }
