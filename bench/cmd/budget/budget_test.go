@@ -107,9 +107,9 @@ func TestBudgetBoundaries(t *testing.T) {
 	}
 }
 
-// TestTimingBudgetsAtTheirLimits: a printed budget is within budget exactly
+// TestCallTimingAtTheirLimits: a printed budget is within budget exactly
 // at its limit and over it one step past; an sdk run of no calls fails.
-func TestTimingBudgetsAtTheirLimits(t *testing.T) {
+func TestCallTimingAtTheirLimits(t *testing.T) {
 	t.Parallel()
 	evaluate := func(sdkNs, edNs, sdkRate, naiveRate float64, calls int64) map[string]string {
 		s := results.Samples{}

@@ -72,9 +72,9 @@ func TestEvaluateReconcile(t *testing.T) {
 	assert.True(t, Failed(evaluateReconcile(nil)))
 }
 
-// TestTimingAtTheirLimits: a printed budget is within budget exactly at
+// TestReconcileTimingAtTheirLimits: a printed budget is within budget exactly at
 // its limit and over it one step past, and prints its figures.
-func TestTimingAtTheirLimits(t *testing.T) {
+func TestReconcileTimingAtTheirLimits(t *testing.T) {
 	t.Parallel()
 	verdict := func(vs []Verdict, name string) string {
 		for _, v := range vs {
@@ -99,7 +99,7 @@ func TestTimingAtTheirLimits(t *testing.T) {
 	vs := evaluateSweeps(at)
 	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/rate"), "[within budget]")
 	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/store-share"), "[within budget]")
-	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/4-sweepers/cpu"), "1.10 × one sweeper's in the same round")
+	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/4-sweepers/cpu"), "1.100 × one sweeper's in the same round")
 	assert.Contains(t, verdict(vs, "reconcile/sweep/postgres/4-sweepers/cpu"), "[within budget]")
 	past := []results.SweepRun{run(1, sweepRate-1, sweepStoreShare+0.001, 80), run(4, 1, 1, 88.1)}
 	vs = evaluateSweeps(past)
@@ -157,10 +157,10 @@ func TestEvaluateSweeps(t *testing.T) {
 	require.Len(t, lines, 11, "%v", lines)
 	assert.Contains(t, lines[3], "PASS  reconcile/sweep/postgres/4-sweepers/counts")
 	assert.Contains(t, lines[4], "reconcile/sweep/postgres/4-sweepers/cpu")
-	assert.Contains(t, lines[4], "CPU per check (Go and database) 1.09 × one sweeper's in the same round, median of 2 rounds (1.05–1.12; budget ≤ 1.10 ×); 87.0 µs against 80.0 µs, medians [within budget]")
+	assert.Contains(t, lines[4], "CPU per check (Go and database) 1.087 × one sweeper's in the same round, median of 2 rounds (1.050–1.125; budget ≤ 1.10 ×); 87.0 µs against 80.0 µs, medians of those rounds [within budget]")
 	assert.Contains(t, lines[5], "5.0% of 2000 samples of the database's active backends waited for a lock, over 2 round(s) (budget ≤ 5%) [within budget]")
 	assert.Contains(t, lines[10], "reconcile/sweep/memory/4-sweepers/cpu")
-	assert.Contains(t, lines[10], "1.20 × one sweeper's in the same round, median of 1 rounds (1.20–1.20; budget ≤ 1.10 ×); 48.0 µs against 40.0 µs")
+	assert.Contains(t, lines[10], "1.200 × one sweeper's in the same round, median of 1 rounds (1.200–1.200; budget ≤ 1.10 ×); 48.0 µs against 40.0 µs")
 	assert.Contains(t, lines[10], "[over budget]")
 	// Rounds pair by number: a busy round (both slower) and a quiet one
 	// give 1.00 each, where the medians alone would not.
@@ -171,7 +171,10 @@ func TestEvaluateSweeps(t *testing.T) {
 		inRound(quietOne, 2), inRound(four("postgres", 80, 1000, 0), 2), inRound(four("postgres", 500, 1000, 0), 3),
 		inRound(func() results.SweepRun { r := one; r.GoMicros, r.DBMicros = 0, 0; return r }(), 4), inRound(four("postgres", 90, 1000, 0), 4)})
 	require.Len(t, vs, 6, "%v", vs)
-	assert.Contains(t, vs[4].String(), "1.00 × one sweeper's in the same round, median of 2 rounds (1.00–1.00", "round 3 has no one-sweeper run, round 4's took no CPU")
+	assert.Contains(t, vs[4].String(), "1.000 × one sweeper's in the same round, median of 2 rounds (1.000–1.000; budget ≤ 1.10 ×); 140.0 µs against 140.0 µs, medians of those rounds", "round 3 has no one-sweeper run, round 4's took no CPU")
+	vs = evaluateSweeps([]results.SweepRun{four("postgres", 90, 0, 0)})
+	require.Len(t, vs, 2)
+	assert.Contains(t, vs[1].String(), "no sample of the database's backends over 1 round(s) (budget ≤ 5% of them waiting for a lock) [over budget]")
 	vs = evaluateSweeps([]results.SweepRun{four("postgres", 90, 1000, 51)})
 	require.Len(t, vs, 2, "no one-sweeper run: no CPU line")
 	assert.Contains(t, vs[1].String(), "5.1% of 1000 samples")

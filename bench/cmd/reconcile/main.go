@@ -38,10 +38,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -89,7 +91,8 @@ func fields(list string) []string {
 	return out
 }
 
-// counts reads a comma-separated list of positive counts ("" is none).
+// counts reads a comma-separated list of counts of sweepers: one or more,
+// each 1 or more, none twice.
 func counts(list string) ([]int, error) {
 	var out []int
 	for _, f := range fields(list) {
@@ -97,7 +100,13 @@ func counts(list string) ([]int, error) {
 		if err != nil || k < 1 {
 			return nil, fmt.Errorf("%q is not a count of sweepers (1 or more)", f)
 		}
+		if slices.Contains(out, k) {
+			return nil, fmt.Errorf("%d sweepers twice", k)
+		}
 		out = append(out, k)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no count of sweepers")
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/upicollect/upicollect-go/reconcile"
 	"github.com/upicollect/upicollect-go/reconcile/reconciletest"
 	"github.com/upicollect/upicollect-go/reconcile/sqlstore"
+	"github.com/upicollect/upicollect-go/reconcile/sqlstore/drivertest/pgtest"
 	"github.com/upicollect/upicollect-go/sandbox"
 )
 
@@ -75,14 +77,19 @@ func (e *sweepEnv) close() {
 }
 
 // sweepRounds runs rounds of a Step over the env's orders on each store
-// of kinds in turn, by each count of sweepers stepping at once (memory,
+// of kinds in turn, by each of counts sweepers stepping at once (memory,
 // postgres; 1, 4: interleaved, so that the machine's load falls on all
-// alike).
-func sweepRounds(ctx context.Context, e *sweepEnv, kinds []string, sweepers []int, rounds int, dbs *databases) ([]results.SweepRun, error) {
+// alike; the counts in reverse order every other round, so that none
+// always runs first).
+func sweepRounds(ctx context.Context, e *sweepEnv, kinds []string, counts []int, rounds int, dbs *databases) ([]results.SweepRun, error) {
 	var out []results.SweepRun
 	for round := 1; round <= rounds; round++ {
+		order := slices.Clone(counts)
+		if round%2 == 0 {
+			slices.Reverse(order)
+		}
 		for _, kind := range kinds {
-			for _, k := range sweepers {
+			for _, k := range order {
 				r, err := sweepOnce(ctx, e, kind, k, round, dbs)
 				if err != nil {
 					return out, fmt.Errorf("sweep on %s by %d sweeper(s), round %d: %w", kind, k, round, err)
@@ -173,7 +180,7 @@ func sweepOnce(ctx context.Context, e *sweepEnv, kind string, k, round int, dbs 
 	}
 	timed.Reset()
 	e.sb.Clear(sandbox.Counts)
-	waits, err := sampleWaits(ctx, db)
+	waits, err := pgtest.SampleWaits(ctx, db) // the memory store's db is nil: nothing sampled
 	if err != nil {
 		return r, err
 	}
@@ -184,11 +191,11 @@ func sweepOnce(ctx context.Context, e *sweepEnv, kind string, k, round int, dbs 
 	elapsed := time.Since(start)
 	self1 := selfCPU()
 	db1, be1 := dbCPU(postmaster)
-	samples, locked, werr := waits.end()
-	if err := errors.Join(append(errs, werr)...); err != nil {
+	w := waits.Stop()
+	if err := errors.Join(append(errs, w.Err)...); err != nil {
 		return r, err
 	}
-	r.BackendSamples, r.LockWaits = samples, locked
+	r.BackendSamples, r.LockWaits = w.Samples, w.Count("Lock:")
 	spent, by := timed.Spent()
 	alone := timed.Alone()
 	r.Checked, r.Errors = stats.Checked, stats.Errors

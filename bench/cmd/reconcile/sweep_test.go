@@ -28,7 +28,7 @@ func TestSweepCounts(t *testing.T) {
 	require.Len(t, runs, 8)
 	for i, r := range runs {
 		assert.Equal(t, []string{"memory", "postgres"}[i/2%2], r.Store)
-		assert.Equal(t, 1+i%2, r.Count())
+		assert.Equal(t, []int{1, 2, 1, 2, 2, 1, 2, 1}[i], r.Count(), "one then two in round 1, two then one in round 2")
 		assert.Equal(t, 1+i/4, r.Round)
 		assert.Equal(t, 300, r.Orders)
 		assert.Equal(t, 30, r.Paid)
@@ -54,59 +54,20 @@ func TestSweepCounts(t *testing.T) {
 	assert.ErrorContains(t, err, `no store "redis"`)
 }
 
+// TestCounts: -sweep-sweepers takes one count or more, each 1 or more,
+// none twice (each count's rounds have databases of their own).
 func TestCounts(t *testing.T) {
 	got, err := counts(" 1, 4 ,")
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 4}, got)
-	for _, bad := range []string{"0", "-1", "four"} {
+	for bad, want := range map[string]string{"0": "is not a count of sweepers", "-1": "is not a count of sweepers", "four": "is not a count of sweepers",
+		"": "no count of sweepers", " , ": "no count of sweepers", "1,4,1": "1 sweepers twice"} {
 		_, err := counts(bad)
-		assert.ErrorContains(t, err, "is not a count of sweepers", bad)
+		assert.ErrorContains(t, err, want, bad)
 	}
 }
 
 func TestFields(t *testing.T) {
 	assert.Equal(t, []string{"memory", "postgres"}, fields(" memory, postgres ,"))
 	assert.Empty(t, fields(""))
-}
-
-// TestSampleWaits: a sampler counts a backend that waits for a row lock
-// another transaction holds, at its first sample (taken before it
-// returns); on no database it samples nothing.
-func TestSampleWaits(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	dbs := &databases{}
-	defer dbs.close()
-	db, err := dbs.postgres(ctx, "waits")
-	require.NoError(t, err)
-	defer db.Close()
-	_, err = db.ExecContext(ctx, `CREATE TABLE t (id INT PRIMARY KEY, n INT); INSERT INTO t VALUES (1, 0)`)
-	require.NoError(t, err)
-	holder, err := db.BeginTx(ctx, nil)
-	require.NoError(t, err)
-	_, err = holder.ExecContext(ctx, `UPDATE t SET n = 1 WHERE id = 1`)
-	require.NoError(t, err)
-	blocked := make(chan error, 1)
-	go func() {
-		_, err := db.ExecContext(ctx, `UPDATE t SET n = 2 WHERE id = 1`)
-		blocked <- err
-	}()
-	for waiting := 0; waiting == 0; { // until the second UPDATE waits (bounded by ctx)
-		require.NoError(t, db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND datname = current_database()`).Scan(&waiting))
-	}
-	w, err := sampleWaits(ctx, db)
-	require.NoError(t, err)
-	samples, locked, err := w.end()
-	require.NoError(t, err)
-	assert.Positive(t, locked, "the waiting UPDATE seen")
-	assert.Equal(t, samples, locked, "the holder, idle in its transaction, is not active")
-	require.NoError(t, holder.Commit())
-	require.NoError(t, <-blocked)
-
-	none, err := sampleWaits(ctx, nil)
-	require.NoError(t, err)
-	samples, locked, err = none.end()
-	require.NoError(t, err)
-	assert.Zero(t, samples+locked)
 }

@@ -89,7 +89,7 @@ type SweepRun struct {
 	BackendsMicros float64 `json:"db_backends_cpu_us_per_check"`
 	Load           string  `json:"load"` // the one-minute load average at the end
 	// The database's active client backends, sampled while the step ran
-	// (every 10 ms), and how many of the samples were waiting
+	// (every pgtest.WaitEvery), and how many of the samples were waiting
 	// for a lock (none on the memory store).
 	BackendSamples int `json:"backend_samples,omitempty"`
 	LockWaits      int `json:"lock_waits,omitempty"`
