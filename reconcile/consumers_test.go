@@ -21,25 +21,21 @@ func failOnce(h reconcile.Handler) reconcile.Handler {
 	return func(ctx context.Context, e reconcile.Event) error {
 		id := e.Order.ID
 		if _, again := seen.LoadOrStore(id+"/"+string(e.Result), true); !again && id[len(id)-1] == '3' {
-			return errors.New("receiver down once")
+			return errReceiverDown
 		}
 		return h(ctx, e)
 	}
 }
 
-// stepAll steps every sweeper at now at once; handler errors are
-// expected and ignored, any other fails the test.
+// errReceiverDown is the error a flaky receiver fails a delivery with.
+var errReceiverDown = errors.New("receiver down once")
+
+// stepAll steps every sweeper at now at once; its receivers' errReceiverDown
+// is expected and let through, any other error fails the test.
 func stepAll(ctx context.Context, t *testing.T, sweepers []*reconcile.Sweeper, now time.Time) reconcile.Stats {
 	t.Helper()
 	sum, errs := reconciletest.StepAll(ctx, sweepers, now)
-	var others []error
-	for _, err := range errs {
-		var he interface{ Unwrap() error }
-		if err != nil && !errors.As(err, &he) {
-			others = append(others, err)
-		}
-	}
-	require.NoError(t, errors.Join(others...))
+	require.NoError(t, reconciletest.Unexpected(errs, errReceiverDown))
 	return sum
 }
 

@@ -12,6 +12,7 @@ package reconciletest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -217,6 +218,26 @@ func StepAll(ctx context.Context, sweepers []*reconcile.Sweeper, now time.Time) 
 	}
 	wg.Wait()
 	return sum, errs
+}
+
+// Unexpected is the errors of errs (a joined one taken part by part, as
+// Step joins a step's) that are not expected, joined; nil when every one
+// is expected or nil. Tests that let a handler fail on purpose check a
+// step's error with it, so that no other error (a store's) goes unseen.
+func Unexpected(errs []error, expected error) error {
+	var out []error
+	for _, err := range errs {
+		parts := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			parts = j.Unwrap()
+		}
+		for _, part := range parts {
+			if part != nil && !errors.Is(part, expected) {
+				out = append(out, part)
+			}
+		}
+	}
+	return errors.Join(out...)
 }
 
 // Delivery is one event as a handler saw it.

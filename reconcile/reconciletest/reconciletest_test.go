@@ -729,3 +729,18 @@ func TestStepAll(t *testing.T) {
 	assert.Empty(t, errs)
 	assert.Equal(t, reconcile.Stats{}, empty)
 }
+
+// TestUnexpected: a step's joined error is taken part by part; the parts
+// that wrap the expected error (at any depth) and nils are let through,
+// any other is returned.
+func TestUnexpected(t *testing.T) {
+	down := errors.New("receiver down")
+	store := errors.New("store down")
+	handler := fmt.Errorf("handling o-1: %w", down)
+	assert.NoError(t, Unexpected(nil, down))
+	assert.NoError(t, Unexpected([]error{nil, handler, errors.Join(handler, fmt.Errorf("o-2: %w", down))}, down))
+	err := Unexpected([]error{errors.Join(handler, fmt.Errorf("recording: %w", store)), store}, down)
+	require.Error(t, err)
+	assert.Equal(t, "recording: store down\nstore down", err.Error(), "the store's errors only, the handler's left out")
+	assert.ErrorIs(t, Unexpected([]error{fmt.Errorf("wrapped: %w", store)}, down), store, "a wrapped error is not let through for wrapping")
+}

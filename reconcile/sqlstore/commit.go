@@ -172,7 +172,7 @@ func (s *store) commitEvents(ctx context.Context, cs []reconcile.LeasedUpdate, e
 	if err != nil {
 		return err
 	}
-	if n != len(delivered) { // held since the first statement: never
+	if n != len(delivered) { // held since the first statement: only a handler's own write to its order, through Tx, can do this
 		return fmt.Errorf("%d of %d held orders changed under their lock", len(delivered)-n, len(delivered))
 	}
 	return s.commit(tx, cancel)

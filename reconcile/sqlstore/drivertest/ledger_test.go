@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -373,13 +374,24 @@ func leasedPaid(t *testing.T, ctx context.Context, c clocked, n int) []reconcile
 // want from first on.
 func failedFrom(t *testing.T, errs []error, n, first int, want error) {
 	t.Helper()
+	var at []int
+	for i := first; i < n; i++ {
+		at = append(at, i)
+	}
+	failedAt(t, errs, n, want, at...)
+}
+
+// failedAt asserts that errs, of n, holds want at the indexes at and no
+// error elsewhere.
+func failedAt(t *testing.T, errs []error, n int, want error, at ...int) {
+	t.Helper()
 	require.Len(t, errs, n)
-	for i, e := range errs {
-		if i < first {
-			assert.NoError(t, e, i)
-			continue
+	for i, err := range errs {
+		if slices.Contains(at, i) {
+			assert.ErrorIs(t, err, want, i)
+		} else {
+			assert.NoError(t, err, i)
 		}
-		assert.ErrorIs(t, e, want, i)
 	}
 }
 

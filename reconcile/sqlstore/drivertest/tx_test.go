@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,7 +173,7 @@ func TestBatchHandlersUndoOnlyTheirOwn(t *testing.T) {
 			return write(ctx, *cs[i].Update.Event)
 		})
 		require.NoError(t, err)
-		failedAt(t, errs, down, 1, 3)
+		failedAt(t, errs, 5, down, 1, 3)
 		id := func(i int) [2]string { return [2]string{ls[i].Order.ID, string(reconcile.Paid)} }
 		assert.Equal(t, map[[2]string]int{id(0): 1, id(2): 1}, credits(t, c.db), "the failed handler's credit undone, the others kept")
 		for i := range ls {
@@ -195,11 +195,10 @@ func TestBatchHandlersUndoOnlyTheirOwn(t *testing.T) {
 	})
 }
 
-// TestDeliveryHandlersUndoOnlyTheirOwn: CommitDeliveries runs a batch's
-// handlers in one transaction as CommitMany does; a handler that fails
-// after writing through Tx has its own write undone (its savepoint rolled
-// back) and its delivery retried, while the others' writes and deliveries
-// commit.
+// TestDeliveryHandlersUndoOnlyTheirOwn: in CommitDeliveries, as in
+// CommitMany, a handler that fails after writing through Tx has its own
+// write undone (its savepoint rolled back) and its delivery retried, while
+// the others' writes and deliveries commit.
 func TestDeliveryHandlersUndoOnlyTheirOwn(t *testing.T) {
 	eachDialect(t, func(t *testing.T, c clocked) {
 		ctx := testCtx(t)
@@ -229,7 +228,7 @@ func TestDeliveryHandlersUndoOnlyTheirOwn(t *testing.T) {
 			return write(ctx, ds[i].Event)
 		})
 		require.NoError(t, err)
-		failedAt(t, errs, down, 1, 3)
+		failedAt(t, errs, 5, down, 1, 3)
 		id := func(i int) [2]string { return [2]string{ds[i].Event.Order.ID, string(reconcile.Paid)} }
 		assert.Equal(t, map[[2]string]int{id(0): 1, id(2): 1, id(4): 1}, credits(t, c.db), "the failed handler's credit undone, the others kept")
 		again, err := c.st.LeaseDeliveries(ctx, "books", far.Add(time.Minute), 10, time.Minute)
@@ -240,15 +239,33 @@ func TestDeliveryHandlersUndoOnlyTheirOwn(t *testing.T) {
 	})
 }
 
-// failedAt asserts that errs holds want at the indexes at and no error
-// elsewhere.
-func failedAt(t *testing.T, errs []error, want error, at ...int) {
-	t.Helper()
-	for i, err := range errs {
-		if slices.Contains(at, i) {
-			assert.ErrorIs(t, err, want, i)
-		} else {
-			assert.NoError(t, err, i)
+// TestAHandlerChangingItsOrderFailsTheRecord: a handler that changes its
+// own order's row through Tx (here, drops its lease) leaves the record
+// short of an order it holds: the whole transaction is refused with an
+// error that says so, and rolled back, the handler's change with it, so
+// both orders of the batch are still held by their leases and nothing is
+// recorded.
+func TestAHandlerChangingItsOrderFailsTheRecord(t *testing.T) {
+	eachDialect(t, func(t *testing.T, c clocked) {
+		ctx := testCtx(t)
+		cs := leasedPaid(t, ctx, c, 2)
+		q := `UPDATE ` + sqlstore.OrdersTable + ` SET lease_token = NULL WHERE order_id = ?`
+		if c.d == sqlstore.Postgres {
+			q = strings.ReplaceAll(q, "?", "$1")
 		}
-	}
+		_, err := c.st.CommitMany(ctx, cs, func(ctx context.Context, i int) error {
+			if i == 1 {
+				return nil
+			}
+			_, err := sqlstore.Tx(ctx).ExecContext(ctx, q, cs[i].Lease.Order.ID)
+			return err
+		})
+		require.ErrorContains(t, err, "1 of 2 held orders changed under their lock")
+		counts, err := c.st.Counts(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, map[reconcile.State]int{reconcile.Pending: 2}, counts, "nothing recorded, the other order's outcome neither")
+		again, err := c.st.Lease(ctx, t0.Add(time.Hour), 2, time.Minute)
+		require.NoError(t, err)
+		assert.Empty(t, again, "still held by its lease: the handler's change rolled back")
+	})
 }

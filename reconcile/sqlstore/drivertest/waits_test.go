@@ -1,6 +1,7 @@
 package drivertest_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -49,13 +50,14 @@ func TestCPURatios(t *testing.T) {
 // TestALeaseLocksARowItPassesOver shows, on PostgreSQL, where four
 // sweepers' lock waits come from: a lease whose snapshot was taken before
 // another sweeper's lease of a row committed still meets that row's old
-// version through its old due-index entry; FOR UPDATE SKIP LOCKED then
+// version (the one its snapshot sees); FOR UPDATE SKIP LOCKED then
 // locks the row's newest version before it rechecks the conditions, which
 // fail (the row is held), so the lease passes the row over but keeps it
 // locked until its transaction ends, and the holder's commit of that row
-// waits for it. The lease here is the store's statement in its shape,
-// held at a gate (an advisory lock, taken after the statement's snapshot)
-// while the other lease commits, and kept open after it returns.
+// waits for it. The lease here is the store's picking statement in its
+// shape (ordered by order_id too, for a fixed answer), held at a gate (an
+// advisory lock, taken after the statement's snapshot) while the other
+// lease commits, and kept open after it returns.
 func TestALeaseLocksARowItPassesOver(t *testing.T) {
 	ctx := testCtx(t)
 	c := newClocked(t, sqlstore.Postgres, newPostgresDB)
@@ -71,6 +73,9 @@ func TestALeaseLocksARowItPassesOver(t *testing.T) {
 	other, err := c.db.BeginTx(ctx, nil)
 	require.NoError(t, err)
 	defer func() { _ = other.Rollback() }()
+	// On a failure while the gate is closed, open it first (deferred
+	// last, run first), or the rollback would wait for the gated lease.
+	defer func() { _, _ = gate.ExecContext(context.Background(), `SELECT pg_advisory_unlock_all()`) }()
 	var otherPID int
 	require.NoError(t, other.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&otherPID))
 	type picked struct {
