@@ -23,3 +23,18 @@ var (
 	BinDirIn   = binDirIn
 	PlainIdent = plainIdent
 )
+
+// AddPoll counts one poll's read into c, as a WaitSampler does.
+func AddPoll(c *WaitCounts, seen, locked map[string]int, err error, stopped bool) {
+	c.add(seen, locked, err, stopped)
+}
+
+// ReadActivity is a WaitSampler's one read of pg_stat_activity.
+var ReadActivity = readActivity
+
+// Sampled is what w has counted so far.
+func Sampled(w *WaitSampler) WaitCounts {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.counts
+}

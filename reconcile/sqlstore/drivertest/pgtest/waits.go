@@ -1,10 +1,12 @@
 package pgtest
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -80,6 +82,16 @@ const statementEnds = `CASE WHEN length(a.query) <= 80 THEN a.query ELSE left(a.
 
 // poll reads pg_stat_activity once and counts what it saw.
 func (w *WaitSampler) poll(ctx context.Context, conn *sql.Conn) {
+	seen, locked, err := readActivity(ctx, conn)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.counts.add(seen, locked, err, ctx.Err() != nil)
+}
+
+// readActivity reads pg_stat_activity once on conn: the database's active
+// client backends (conn's own aside) by wait_event_type:wait_event, and
+// those waiting for a heavyweight lock by statement and blocker.
+func readActivity(ctx context.Context, conn *sql.Conn) (seen, locked map[string]int, err error) {
 	rows, err := conn.QueryContext(ctx, `SELECT COALESCE(wait_event_type || ':' || wait_event, 'CPU'),
 			CASE WHEN wait_event_type = 'Lock' THEN regexp_replace(`+statementEnds+`, '\s+', ' ', 'g') || ' ← ' ||
 				COALESCE((SELECT string_agg(b.state || ': ' || regexp_replace(`+strings.ReplaceAll(statementEnds, "a.", "b.")+`, '\s+', ' ', 'g'), ' | ')
@@ -87,38 +99,41 @@ func (w *WaitSampler) poll(ctx context.Context, conn *sql.Conn) {
 			ELSE '' END
 		FROM pg_stat_activity a
 		WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid() AND datname = current_database()`)
-	seen, locked := map[string]int{}, map[string]int{}
-	for err == nil && rows.Next() {
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	seen, locked = map[string]int{}, map[string]int{}
+	for rows.Next() {
 		var what, query string
-		if err = rows.Scan(&what, &query); err == nil {
-			seen[what]++
-			if query != "" {
-				locked[query]++
-			}
+		if err := rows.Scan(&what, &query); err != nil {
+			return nil, nil, err
+		}
+		seen[what]++
+		if query != "" {
+			locked[query]++
 		}
 	}
-	if err == nil {
-		err = rows.Err()
-	}
-	if rows != nil {
-		rows.Close()
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	return seen, locked, rows.Err()
+}
+
+// add counts one poll's read: its samples, or its error (the first one
+// kept), or nothing when the sampler was stopped during the read.
+func (c *WaitCounts) add(seen, locked map[string]int, err error, stopped bool) {
 	switch {
-	case err != nil && ctx.Err() != nil: // stopped mid-read
+	case err != nil && stopped:
 	case err != nil:
-		if w.counts.Err == nil {
-			w.counts.Err = fmt.Errorf("pgtest: sampling pg_stat_activity: %w", err)
+		if c.Err == nil {
+			c.Err = fmt.Errorf("pgtest: sampling pg_stat_activity: %w", err)
 		}
 	default:
-		w.counts.Polls++
+		c.Polls++
 		for what, n := range seen {
-			w.counts.By[what] += n
-			w.counts.Samples += n
+			c.By[what] += n
+			c.Samples += n
 		}
 		for query, n := range locked {
-			w.counts.Locked[query] += n
+			c.Locked[query] += n
 		}
 	}
 }
@@ -160,18 +175,8 @@ func (c WaitCounts) String() string {
 	if c.Polls == 0 {
 		return "no backend samples"
 	}
-	kinds := make([]string, 0, len(c.By))
-	for what := range c.By {
-		kinds = append(kinds, what)
-	}
-	sort.Slice(kinds, func(i, j int) bool {
-		if c.By[kinds[i]] != c.By[kinds[j]] {
-			return c.By[kinds[i]] > c.By[kinds[j]]
-		}
-		return kinds[i] < kinds[j]
-	})
 	var parts []string
-	for _, what := range kinds {
+	for _, what := range mostFirst(c.By) {
 		if p := float64(c.By[what]) / float64(c.Samples); p >= 0.01 {
 			parts = append(parts, fmt.Sprintf("%s %.0f%%", what, 100*p))
 		}
@@ -181,21 +186,20 @@ func (c WaitCounts) String() string {
 	if len(c.Locked) == 0 {
 		return line
 	}
-	queries := make([]string, 0, len(c.Locked))
-	for q := range c.Locked {
-		queries = append(queries, q)
-	}
-	sort.Slice(queries, func(i, j int) bool {
-		if c.Locked[queries[i]] != c.Locked[queries[j]] {
-			return c.Locked[queries[i]] > c.Locked[queries[j]]
-		}
-		return queries[i] < queries[j]
-	})
+	queries := mostFirst(c.Locked)
 	var waiting []string
 	for _, q := range queries[:min(3, len(queries))] {
 		waiting = append(waiting, fmt.Sprintf("%d in %q", c.Locked[q], q))
 	}
 	return line + "; waiting for locks: " + strings.Join(waiting, ", ")
+}
+
+// mostFirst is the keys of counts, the most counted first, ties in
+// name order.
+func mostFirst(counts map[string]int) []string {
+	keys := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b)) })
+	return keys
 }
 
 // WaitFor runs query, a count, on db until it counts one or more: a test's
