@@ -1,14 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -104,11 +105,10 @@ func sweepRounds(ctx context.Context, e *sweepEnv, kinds []string, counts []int,
 
 // sweepLine is one run as a line of the log.
 func sweepLine(r results.SweepRun) string {
-	methods := make([]string, 0, len(r.ByMethod))
-	for m := range r.ByMethod {
-		methods = append(methods, m)
-	}
-	sort.Slice(methods, func(i, j int) bool { return r.ByMethod[methods[i]] > r.ByMethod[methods[j]] })
+	methods := slices.Collect(maps.Keys(r.ByMethod))
+	slices.SortFunc(methods, func(a, b string) int { // the most time first, ties by name
+		return cmp.Or(cmp.Compare(r.ByMethod[b], r.ByMethod[a]), strings.Compare(a, b))
+	})
 	var parts []string
 	for _, m := range methods {
 		if share := r.ByMethod[m] / r.Seconds; share >= 0.005 {
