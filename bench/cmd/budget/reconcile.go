@@ -71,8 +71,8 @@ func mixVerdicts(prefix string, m results.MixRun) []Verdict {
 // delivered once, no other event) fail the run; the rest, medians over the
 // rounds, is printed only: by one sweeper, checks per second and the
 // time it waited for the store alone; by more, their CPU per check against
-// one sweeper's in the same round and, on a database, the share of its backends' samples
-// that waited for a lock.
+// one sweeper's in the same round and, on a database, the share of its
+// backends' samples that waited for a lock.
 func evaluateSweeps(runs []results.SweepRun) []Verdict {
 	type group struct {
 		store    string
@@ -98,7 +98,7 @@ func evaluateSweeps(runs []results.SweepRun) []Verdict {
 		ok := true
 		var orders, checked, delivered, paid, twice, wrong, lost, samples, locked int
 		var requests int64
-		rates, shares, sums, cpus := make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs))
+		rates, shares, sums := make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs))
 		for i, r := range rs {
 			ok = ok && r.Orders > 0 && r.Paid > 0 && r.Checked == r.Orders && r.Requests == int64(r.Orders) &&
 				r.Delivered == r.Paid && r.Twice == 0 && r.Wrong == 0 && r.Lost == 0
@@ -112,7 +112,7 @@ func evaluateSweeps(runs []results.SweepRun) []Verdict {
 			lost += r.Lost
 			samples += r.BackendSamples
 			locked += r.LockWaits
-			rates[i], shares[i], sums[i], cpus[i] = r.PerSecond, r.StoreWaitShare, r.StoreShare, cpu(r)
+			rates[i], shares[i], sums[i] = r.PerSecond, r.StoreWaitShare, r.StoreShare
 		}
 		vs = append(vs, Verdict{Name: prefix + "/counts", Pass: ok,
 			Detail: fmt.Sprintf("%d of %d due orders checked in %d requests, %d of %d paid orders' events delivered: %d twice, %d unexpected, %d lost, over %d round(s) (budget: every order once, every paid event once)",
