@@ -1,6 +1,9 @@
 package redisrate
 
-import "github.com/upicollect/upicollect-go"
+import (
+	"github.com/upicollect/upicollect-go"
+	"github.com/upicollect/upicollect-go/clock"
+)
 
 // Waiting is how many callers of l's Wait have no slot yet.
 func Waiting(rl upicollect.RateLimiter) int {
@@ -17,3 +20,6 @@ func Reserved(rl upicollect.RateLimiter) int {
 	defer l.mu.Unlock()
 	return len(l.slots)
 }
+
+// UseClock makes l read and sleep on c.
+func UseClock(rl upicollect.RateLimiter, c clock.Clock) { rl.(*Limiter).clock = c }

@@ -70,6 +70,7 @@ type Limiter struct {
 	limit    redis_rate.Limit
 	interval time.Duration // between two slots: the limit's period / rate
 	err      error         // New's input was invalid
+	clock    clock.Clock   // clock.Real; a test's clock.Manual
 
 	// The callers of Wait in this process share round trips to Redis:
 	// one reservation at a time is in flight, for as many slots as there
@@ -101,7 +102,7 @@ var _ upicollect.RateLimiter = (*Limiter)(nil)
 // places. A perSecond that is not positive and finite, or a burst below 1,
 // makes every Wait fail with ErrInvalidLimit, before any Redis command.
 func New(rdb *redis.Client, key string, perSecond float64, burst int) upicollect.RateLimiter {
-	l := &Limiter{rdb: rdb, key: key}
+	l := &Limiter{rdb: rdb, key: key, clock: clock.Real{}}
 	l.limit, l.err = limitOf(perSecond, burst)
 	switch {
 	case l.err != nil:
@@ -169,23 +170,21 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	w := waiter{ctx: ctx}
-	defer w.stop()
 	l.mu.Lock()
 	l.waiting++
 	for {
-		if at, ok := l.takeLocked(time.Now()); ok {
+		if at, ok := l.takeLocked(l.clock.Now()); ok {
 			l.waiting--
 			l.mu.Unlock()
-			return l.use(&w, at)
+			return l.use(ctx, at)
 		}
 		if l.round == nil {
-			if next := l.nextSlot; time.Now().Before(next.Add(-reachAhead)) {
+			if next, now := l.nextSlot, l.clock.Now(); now.Before(next.Add(-reachAhead)) {
 				// Redis said no slot is free before next.
 				l.mu.Unlock()
-				err := w.deadlineBefore(next)
+				err := clock.CheckDeadline(ctx, next)
 				if err == nil {
-					err = w.sleep(time.Until(next.Add(-reachAhead)))
+					err = l.clock.Sleep(ctx, next.Add(-reachAhead).Sub(now))
 				}
 				l.mu.Lock()
 				if err != nil {
@@ -235,16 +234,16 @@ func (l *Limiter) takeLocked(now time.Time) (time.Time, bool) {
 // run. Used later it would bunch with the slots after it.
 func (l *Limiter) grace() time.Duration { return max(l.interval, minGrace) }
 
-// use waits for the slot at, and gives it back to the next caller when w's
-// context ends first or its deadline comes before the slot.
-func (l *Limiter) use(w *waiter, at time.Time) error {
-	d := time.Until(at)
+// use waits for the slot at, and gives it back to the next caller when
+// ctx ends first or its deadline comes before the slot.
+func (l *Limiter) use(ctx context.Context, at time.Time) error {
+	d := at.Sub(l.clock.Now())
 	if d <= 0 {
 		return nil
 	}
-	err := w.deadlineBefore(at)
+	err := clock.CheckDeadline(ctx, at)
 	if err == nil {
-		err = w.sleep(d)
+		err = l.clock.Sleep(ctx, d)
 	}
 	if err != nil {
 		l.giveBack(at)
@@ -267,7 +266,7 @@ func (l *Limiter) giveBack(at time.Time) {
 // are kept, their cancellation not: the slots go to whoever still waits.
 func (l *Limiter) reserve(ctx context.Context, r *round, want int) {
 	granted, first, err := l.ask(context.WithoutCancel(ctx), want)
-	now := time.Now()
+	now := l.clock.Now()
 	l.mu.Lock()
 	switch {
 	case err != nil:
@@ -346,35 +345,3 @@ local new_tat = tat + n * interval
 redis.call("SET", key, tostring(new_tat), "EX", math.ceil(new_tat - now))
 return {n, tostring(first)}
 `)
-
-// waiter is one call of Wait: its context and its timer.
-type waiter struct {
-	ctx   context.Context
-	timer *time.Timer
-}
-
-// deadlineBefore is clock.ErrPastDeadline when the context's deadline
-// comes before at.
-func (w *waiter) deadlineBefore(at time.Time) error { return clock.CheckDeadline(w.ctx, at) }
-
-// sleep waits d, or until the context ends (its error).
-func (w *waiter) sleep(d time.Duration) error {
-	if w.timer == nil {
-		w.timer = time.NewTimer(d)
-	} else {
-		w.timer.Reset(d)
-	}
-	select {
-	case <-w.timer.C:
-		return nil
-	case <-w.ctx.Done():
-		return w.ctx.Err()
-	}
-}
-
-// stop releases the timer.
-func (w *waiter) stop() {
-	if w.timer != nil {
-		w.timer.Stop()
-	}
-}

@@ -105,6 +105,7 @@ func TestUnreachable(t *testing.T) {
 	assert.Contains(t, err.Error(), "Redis unavailable")
 	assert.Contains(t, err.Error(), addr)
 	assert.Contains(t, err.Error(), "connection refused")
+	assert.Zero(t, redisrate.Waiting(l), "the caller left")
 
 	sb := sandbox.Start(t)
 	c := sb.Client(upicollect.WithRateLimiter(l))

@@ -75,6 +75,7 @@ func TestWaitEndsWithItsContextWhileRedisStalls(t *testing.T) {
 					t.Fatal("Wait did not end with its context while Redis stalled")
 				}
 			}
+			assert.Zero(t, redisrate.Waiting(l), "both callers left")
 			// Only after this does Redis answer again (the deferred Resume).
 		})
 	}
