@@ -186,14 +186,25 @@ func bytesPerOrder(ctx context.Context, n int) (float64, error) {
 	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	before := heap()
 	for i := range n {
-		o := reconcile.Order{ID: fmt.Sprintf("ORDER_%d_%08x", 1772359200000+i, i*2654435761), Amount: upicollect.Rupees(499), Created: start}
+		o := reconcile.Order{ID: shopOrderID(i), Amount: upicollect.Rupees(499), Created: start}
 		if err := sw.Track(ctx, o); err != nil {
 			return 0, err
 		}
 	}
 	after := heap()
 	runtime.KeepAlive(st)
-	return float64(after-before) / float64(n), nil
+	return perOrder(before, after, n), nil
+}
+
+// shopOrderID is the i-th order id of the memory measurement, as a shop
+// makes them: a millisecond timestamp, then a hash of i in hex.
+func shopOrderID(i int) string {
+	return fmt.Sprintf("ORDER_%d_%08x", 1772359200000+i, i*2654435761)
+}
+
+// perOrder is the heap that grew from before to after, over n orders.
+func perOrder(before, after uint64, n int) float64 {
+	return float64(after-before) / float64(n)
 }
 
 // mix walks the mix through one sweeper on a store of kind: "memory", or

@@ -72,6 +72,7 @@ func newSweepEnv(ctx context.Context, n int) (*sweepEnv, error) {
 	return e, nil
 }
 
+// close closes the client's idle connections and the sandbox.
 func (e *sweepEnv) close() {
 	e.c.CloseIdleConnections()
 	e.sb.Close()
@@ -184,52 +185,79 @@ func sweepOnce(ctx context.Context, e *sweepEnv, kind string, k, round int, dbs 
 	if err != nil {
 		return r, err
 	}
-	self0 := selfCPU()
-	db0, be0 := dbCPU(postmaster)
+	cpu0 := readCPU(postmaster)
 	start := time.Now()
 	stats, errs := reconciletest.StepAll(ctx, sweepers, start)
 	elapsed := time.Since(start)
-	self1 := selfCPU()
-	db1, be1 := dbCPU(postmaster)
+	cpu1 := readCPU(postmaster)
 	w := waits.Stop()
 	if err := errors.Join(append(errs, w.Err)...); err != nil {
 		return r, err
 	}
-	r.BackendSamples, r.LockWaits = w.Samples, w.Count("Lock:")
 	spent, by := timed.Spent()
-	alone := timed.Alone()
-	r.Checked, r.Errors = stats.Checked, stats.Errors
-	r.Requests = e.sb.Stats().Requests["checkPaymentStatus"]
-	for id, k := range seen {
+	figures(&r, sweepReadings{
+		stats: stats, elapsed: elapsed, cpu0: cpu0, cpu1: cpu1, waits: w,
+		spent: spent, alone: timed.Alone(), by: by,
+		requests: e.sb.Stats().Requests["checkPaymentStatus"], seen: seen, paid: e.paid,
+	})
+	r.Load = loadAverage()
+	return r, nil
+}
+
+// sweepReadings is what sweepOnce read around a step: the step's stats
+// and wall time, the CPU before and after it, the store's lock waits and
+// the time in its calls (in all, alone, by method), the sandbox's status
+// requests, the events the handler got by order, and the orders paid.
+type sweepReadings struct {
+	stats        reconcile.Stats
+	elapsed      time.Duration
+	cpu0, cpu1   cpuReading
+	waits        pgtest.WaitCounts
+	spent, alone time.Duration
+	by           map[string]timedstore.Call
+	requests     int64
+	seen         map[string]int
+	paid         map[string]bool
+}
+
+// figures sets r's counts and figures from m: the checks and errors, the
+// events against the paid orders (delivered, twice, for an order not
+// paid, lost), the rates and shares of the wall time, the CPU per check
+// and the lock waits. r's Load is left as it is.
+func figures(r *results.SweepRun, m sweepReadings) {
+	r.BackendSamples, r.LockWaits = m.waits.Samples, m.waits.Count("Lock:")
+	r.Checked, r.Errors = m.stats.Checked, m.stats.Errors
+	r.Requests = m.requests
+	for id, k := range m.seen {
 		r.Delivered += k
 		if k > 1 {
 			r.Twice++
 		}
-		if !e.paid[id] {
+		if !m.paid[id] {
 			r.Wrong++
 		}
 	}
-	for id := range e.paid {
-		if seen[id] == 0 {
+	for id := range m.paid {
+		if m.seen[id] == 0 {
 			r.Lost++
 		}
 	}
-	r.Seconds = elapsed.Seconds()
-	r.PerSecond = float64(stats.Checked) / r.Seconds
-	r.StoreSeconds = spent.Seconds()
+	r.Seconds = m.elapsed.Seconds()
+	r.PerSecond = float64(m.stats.Checked) / r.Seconds
+	r.StoreSeconds = m.spent.Seconds()
 	r.StoreShare = r.StoreSeconds / r.Seconds
-	r.StoreAloneSeconds = alone.Seconds()
+	r.StoreAloneSeconds = m.alone.Seconds()
 	r.StoreWaitShare = r.StoreAloneSeconds / r.Seconds
 	r.ByMethod = map[string]float64{}
-	for m, c := range by {
-		r.ByMethod[m] = c.Spent.Seconds()
+	for method, c := range m.by {
+		r.ByMethod[method] = c.Spent.Seconds()
 	}
 	perCheck := func(d time.Duration) float64 {
-		return float64(d) / float64(time.Microsecond) / float64(max(stats.Checked, 1))
+		return float64(d) / float64(time.Microsecond) / float64(max(m.stats.Checked, 1))
 	}
-	r.GoMicros, r.DBMicros, r.BackendsMicros = perCheck(self1-self0), perCheck(db1-db0), perCheck(be1-be0)
-	r.Load = loadAverage()
-	return r, nil
+	r.GoMicros = perCheck(m.cpu1.self - m.cpu0.self)
+	r.DBMicros = perCheck(m.cpu1.db - m.cpu0.db)
+	r.BackendsMicros = perCheck(m.cpu1.backends - m.cpu0.backends)
 }
 
 // track tracks orders, created at created, through sw: one by one on the
@@ -265,12 +293,31 @@ func track(ctx context.Context, sw *reconcile.Sweeper, db *sql.DB, orders []reco
 	return nil
 }
 
+// cpuReading is the CPU time used so far: by this process, by all of
+// PostgreSQL's processes, by its backends alone.
+type cpuReading struct {
+	self, db, backends time.Duration
+}
+
+// readCPU reads the CPU time of this process and of the PostgreSQL of
+// postmaster (zero for none).
+func readCPU(postmaster int) cpuReading {
+	c := cpuReading{self: selfCPU()}
+	c.db, c.backends = dbCPU(postmaster)
+	return c
+}
+
 // selfCPU is the CPU time (user + system) this process has used so far.
 func selfCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
 	}
+	return rusageCPU(&ru)
+}
+
+// rusageCPU is the CPU time (user + system) of ru.
+func rusageCPU(ru *syscall.Rusage) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 

@@ -23,9 +23,7 @@ func TestSweepCounts(t *testing.T) {
 	require.NoError(t, err)
 	defer e.close()
 	assert.Len(t, e.paid, 30, "every tenth")
-	dbs := &databases{}
-	defer dbs.close()
-	runs, err := sweepRounds(ctx, e, []string{"memory", "postgres"}, []int{1, 2}, 2, dbs)
+	runs, err := sweepRounds(ctx, e, []string{"memory", "postgres"}, []int{1, 2}, 2, testDBs)
 	require.NoError(t, err)
 	require.Len(t, runs, 8)
 	for i, r := range runs {
@@ -52,7 +50,7 @@ func TestSweepCounts(t *testing.T) {
 			assert.LessOrEqual(t, r.LockWaits, r.BackendSamples)
 		}
 	}
-	_, err = sweepRounds(ctx, e, []string{"redis"}, []int{1}, 1, dbs)
+	_, err = sweepRounds(ctx, e, []string{"redis"}, []int{1}, 1, testDBs)
 	assert.ErrorContains(t, err, `no store "redis"`)
 }
 
@@ -69,6 +67,7 @@ func TestCounts(t *testing.T) {
 	}
 }
 
+// TestFields: a comma-separated list, spaces and empty fields left out.
 func TestFields(t *testing.T) {
 	assert.Equal(t, []string{"memory", "postgres"}, fields(" memory, postgres ,"))
 	assert.Empty(t, fields(""))
