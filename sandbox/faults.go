@@ -258,12 +258,12 @@ func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *reques
 	case f.ResetAfterProcessing:
 		s.process(httptest.NewRecorder(), r, req)
 		resetConnection(w)
-	case f.SlowBody > 0:
+	default:
+		// Recorded first, as the answers above, so that the fault's
+		// Header wins over the sandbox's own (Content-Type included).
 		rec := httptest.NewRecorder()
 		s.process(rec, r, req)
 		s.drip(w, r, rec.Result(), rec.Body.Bytes(), f.SlowBody)
-	default:
-		s.process(w, r, req)
 	}
 }
 
@@ -281,7 +281,8 @@ func resetConnection(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
-// drip writes a recorded answer a byte at a time over d.
+// drip writes a recorded answer a byte at a time over d, or at once when d
+// is 0.
 func (s *Service) drip(w http.ResponseWriter, r *http.Request, res *http.Response, body []byte, d time.Duration) {
 	for k, vs := range res.Header {
 		if _, set := w.Header()[k]; !set {
@@ -290,6 +291,10 @@ func (s *Service) drip(w http.ResponseWriter, r *http.Request, res *http.Respons
 	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(res.StatusCode)
+	if d <= 0 {
+		_, _ = w.Write(body)
+		return
+	}
 	rc := http.NewResponseController(w)
 	step := d / time.Duration(max(len(body), 1))
 	for i := range body {
@@ -314,8 +319,8 @@ func (s *Service) writeHuge(w http.ResponseWriter, r *http.Request, status int, 
 	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	w.WriteHeader(status)
 	head, tail := []byte(`{"status":true,"pad":"`), []byte(`"}`)
-	if size < int64(len(head)+len(tail)) {
-		_, _ = w.Write(head[:size])
+	if frame := int64(len(head) + len(tail)); size < frame {
+		_, _ = w.Write(append(head, tail...)[:size])
 		return
 	}
 	if _, err := w.Write(head); err != nil {
