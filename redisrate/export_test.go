@@ -21,5 +21,7 @@ func Reserved(rl upicollect.RateLimiter) int {
 	return len(l.slots)
 }
 
-// UseClock makes l read and sleep on c.
+// UseClock makes l read and sleep on c. Contexts' deadlines stay wall
+// time and are compared with c's time: start a manual clock at time.Now(),
+// and give a test's context a deadline past the slots it waits for.
 func UseClock(rl upicollect.RateLimiter, c clock.Clock) { rl.(*Limiter).clock = c }

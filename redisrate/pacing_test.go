@@ -44,7 +44,9 @@ func scripts(ctx context.Context, t testing.TB, rdb *redis.Client) func() int {
 // TestSlotsComeOneIntervalApart: callers queued behind a reservation share
 // the next one, which asks Redis for a slot for each of them; the slots it
 // brings back are one interval apart, so each advance of one interval
-// wakes exactly one caller.
+// wakes exactly one caller. (Redis's clock may move up to one interval,
+// 200ms, between the two reservations: the first slot is then still
+// ahead.)
 func TestSlotsComeOneIntervalApart(t *testing.T) {
 	const callers = 5
 	const interval = 200 * time.Millisecond // 5/s: five slots within reach
@@ -89,6 +91,8 @@ func TestSlotsComeOneIntervalApart(t *testing.T) {
 // reservation (a second), it says when the next one comes; the caller
 // sleeps until that moment is within reach and asks again then, not
 // before. A caller whose deadline comes before that moment leaves at once.
+// (The test's context outlasts the slots, 10s and 19s ahead on the
+// manual clock, which starts at the wall clock's time.)
 func TestNoSlotWithinReach(t *testing.T) {
 	rdb := startRedis(t)
 	l, m := onManualClock(rdb, "unreached", 0.1, 1, time.Now()) // a slot every 10s

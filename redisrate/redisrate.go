@@ -70,7 +70,9 @@ type Limiter struct {
 	limit    redis_rate.Limit
 	interval time.Duration // between two slots: the limit's period / rate
 	err      error         // New's input was invalid
-	clock    clock.Clock   // clock.Real; a test's clock.Manual
+	// clock is clock.Real, or a test's clock.Manual. Slots and sleeps are
+	// on it; a context's deadline, wall time, is compared with its time.
+	clock clock.Clock
 
 	// The callers of Wait in this process share round trips to Redis:
 	// one reservation at a time is in flight, for as many slots as there
@@ -179,12 +181,12 @@ func (l *Limiter) Wait(ctx context.Context) error {
 			return l.use(ctx, at)
 		}
 		if l.round == nil {
-			if next, now := l.nextSlot, l.clock.Now(); now.Before(next.Add(-reachAhead)) {
+			if next := l.nextSlot; l.clock.Now().Before(next.Add(-reachAhead)) {
 				// Redis said no slot is free before next.
 				l.mu.Unlock()
 				err := clock.CheckDeadline(ctx, next)
 				if err == nil {
-					err = l.clock.Sleep(ctx, next.Add(-reachAhead).Sub(now))
+					err = l.clock.Sleep(ctx, next.Add(-reachAhead).Sub(l.clock.Now()))
 				}
 				l.mu.Lock()
 				if err != nil {

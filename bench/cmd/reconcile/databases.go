@@ -17,8 +17,9 @@ type databases struct {
 	pg *pgtest.Server
 }
 
-// postgres creates database name on the server, starting the server
-// first if need be, and opens it.
+// postgres creates database name on the server afresh (dropping one of
+// that name left by an earlier run on the same server), starting the
+// server first if need be, and opens it.
 func (d *databases) postgres(ctx context.Context, name string) (*sql.DB, error) {
 	if d.pg == nil {
 		pg, err := pgtest.New()
@@ -32,8 +33,10 @@ func (d *databases) postgres(ctx context.Context, name string) (*sql.DB, error) 
 		return nil, err
 	}
 	defer admin.Close()
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		return nil, err
+	for _, stmt := range []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "CREATE DATABASE " + name} {
+		if _, err := admin.ExecContext(ctx, stmt); err != nil {
+			return nil, err
+		}
 	}
 	db, err := sql.Open("pgx", d.pg.DSN(name))
 	if err != nil {

@@ -202,9 +202,10 @@ func shopOrderID(i int) string {
 	return fmt.Sprintf("ORDER_%d_%08x", 1772359200000+i, i*2654435761)
 }
 
-// perOrder is the heap that grew from before to after, over n orders.
+// perOrder is the heap that grew from before to after, over n orders:
+// negative when it shrank (a collection freed more than the orders took).
 func perOrder(before, after uint64, n int) float64 {
-	return float64(after-before) / float64(n)
+	return float64(int64(after-before)) / float64(n)
 }
 
 // mix walks the mix through one sweeper on a store of kind: "memory", or

@@ -149,6 +149,7 @@ func TestPerOrder(t *testing.T) {
 		{before: 1000, after: 3000, n: 10, want: 200},
 		{before: 5 << 20, after: 5<<20 + 300_000, n: 1000, want: 300},
 		{before: 0, after: 0, n: 1, want: 0},
+		{before: 3000, after: 1000, n: 10, want: -200},
 	} {
 		assert.Equal(t, tc.want, perOrder(tc.before, tc.after, tc.n), "%+v", tc)
 	}

@@ -162,7 +162,7 @@ func TestTrack(t *testing.T) {
 	}{
 		{name: "memory", kind: "memory", ctx: ctx, orders: orders(3, -1), tracked: 3},
 		{name: "memory, the second order bad", kind: "memory", ctx: ctx, orders: orders(3, 1), err: "amount", tracked: 1},
-		{name: "memory, none", kind: "memory", ctx: canceled, tracked: 0},
+		{name: "memory, a canceled context", kind: "memory", ctx: canceled, orders: orders(3, -1), err: "context canceled", tracked: 0},
 		{name: "postgres, two transactions", kind: "postgres", ctx: ctx, orders: orders(1001, -1), tracked: 1001},
 		{name: "postgres, the second transaction's order bad", kind: "postgres", ctx: ctx, orders: orders(1002, 1001), err: "amount", tracked: 1000},
 		{name: "postgres, none: no transaction", kind: "postgres", ctx: canceled, tracked: 0},
