@@ -132,31 +132,7 @@ func TestBytesPerOrderAfterTheMix(t *testing.T) {
 			perOrder := float64(size-empty) / float64(tracked)
 			t.Logf("%s: %d orders (%d-byte ids) after 72 h of the mix (%d steps, %d checks, %d events): %v; ledger %d bytes (%d empty): %.0f bytes per tracked order",
 				dc.name, n, *sizeIDLen, steps, sum.Checked, sum.Paid+sum.Failed+sum.LatePaid+sum.Expired+sum.Mismatch, counts, size, empty, perOrder)
-			if dc.d == sqlstore.Postgres {
-				rows, err := c.db.QueryContext(ctx, `SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-					WHERE n.nspname = current_schema() AND c.relname LIKE 'upicollect_reconcile_%' AND c.relkind IN ('r', 'i') ORDER BY 1`)
-				require.NoError(t, err)
-				for rows.Next() {
-					var name string
-					var size int64
-					require.NoError(t, rows.Scan(&name, &size))
-					t.Logf("  %s: %d bytes, %.0f per tracked order", name, size, float64(size)/float64(tracked))
-				}
-				require.NoError(t, rows.Err())
-				rows.Close()
-			}
-			if dc.d == sqlstore.SQLite {
-				rows, err := c.db.QueryContext(ctx, `SELECT name, SUM(pgsize), SUM(unused), COUNT(*) FROM dbstat GROUP BY name ORDER BY 1`)
-				require.NoError(t, err)
-				for rows.Next() {
-					var name string
-					var size, unused, pages int64
-					require.NoError(t, rows.Scan(&name, &size, &unused, &pages))
-					t.Logf("  %s: %d bytes (%d unused, %d pages), %.0f per tracked order", name, size, unused, pages, float64(size)/float64(tracked))
-				}
-				require.NoError(t, rows.Err())
-				rows.Close()
-			}
+			logRelations(ctx, t, c.db, dc.d, tracked)
 			if *sizeIDLen == 28 && n == 2000 {
 				assert.LessOrEqual(t, perOrder, maxBytesPerOrder[dc.d], "bytes per tracked order after the mix")
 			}
@@ -170,6 +146,41 @@ func TestBytesPerOrderAfterTheMix(t *testing.T) {
 			require.NoError(t, err)
 			t.Logf("%s: compacted (%s), %.0f bytes per tracked order", dc.name, compact,
 				float64(ledgerBytes(t, c.db, dc.d)-empty)/float64(tracked))
+			logRelations(ctx, t, c.db, dc.d, tracked)
 		})
 	}
+}
+
+// logRelations logs what each of the ledger's tables and indexes takes,
+// over the tracked orders: on PostgreSQL its main fork (without the
+// free-space and visibility maps, which pg_total_relation_size counts and
+// VACUUM FULL drops until the next VACUUM); on SQLite its pages, the bytes
+// unused in them and the payload (the rows' own bytes) they hold.
+func logRelations(ctx context.Context, t *testing.T, db *sql.DB, d sqlstore.Dialect, tracked int) {
+	t.Helper()
+	query := `SELECT name, SUM(pgsize), COUNT(*), SUM(unused), SUM(payload) FROM dbstat GROUP BY name ORDER BY 1`
+	if d == sqlstore.Postgres {
+		query = `SELECT c.relname, pg_relation_size(c.oid), pg_relation_size(c.oid) / current_setting('block_size')::BIGINT, 0, 0
+			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = current_schema() AND c.relname LIKE 'upicollect_reconcile_%' AND c.relkind IN ('r', 'i') ORDER BY 1`
+	}
+	rows, err := db.QueryContext(ctx, query)
+	require.NoError(t, err)
+	defer rows.Close()
+	var all int64
+	for rows.Next() {
+		var name string
+		var size, pages, unused, payload int64
+		require.NoError(t, rows.Scan(&name, &size, &pages, &unused, &payload))
+		all += size
+		per := func(n int64) float64 { return float64(n) / float64(tracked) }
+		if d == sqlstore.Postgres {
+			t.Logf("  %s: %d bytes (%d pages), %.0f per tracked order", name, size, pages, per(size))
+		} else {
+			t.Logf("  %s: %d bytes (%d pages, %d unused, %d payload), %.0f per tracked order (%.0f payload)",
+				name, size, pages, unused, payload, per(size), per(payload))
+		}
+	}
+	require.NoError(t, rows.Err())
+	t.Logf("  these relations: %d bytes, %.0f per tracked order", all, float64(all)/float64(tracked))
 }
