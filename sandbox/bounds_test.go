@@ -104,14 +104,17 @@ func TestFaultHugeBodyHeaders(t *testing.T) {
 // exactly as many as announced, on a healthy answer.
 func TestFaultHugeBodyShorterThanItsFrame(t *testing.T) {
 	const frame = `{"status":true,"pad":""}`
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	for _, size := range []int{1, 20, 21, 22, 23} {
 		s := fixed(t)
 		s.InjectFault(Fault{HugeBody: int64(size)})
-		resp, err := post(context.Background(), s, OpCheckPaymentStatus, statusForm(s, "x").Encode())
+		resp, err := post(ctx, s, OpCheckPaymentStatus, statusForm(s, "x").Encode())
 		require.NoError(t, err)
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		require.NoError(t, err, "size %d: the body must arrive whole", size)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "size %d", size)
 		assert.Equal(t, frame[:size], string(body), "size %d", size)
 	}
 }

@@ -236,8 +236,10 @@ func (s *Service) takeFault(op string) *Fault {
 	return nil
 }
 
-// applyFault answers as f scripts. Answers the client must not see, or
-// must see slowly, are first recorded with httptest.ResponseRecorder.
+// applyFault answers as f scripts, with f's Header on the answer. An
+// answer the sandbox makes (one the client must not see, must see slowly,
+// or sees as it is) is first recorded with httptest.ResponseRecorder, so
+// that f's Header wins over the sandbox's own.
 func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *request, f *Fault) {
 	for k, vs := range f.Header {
 		w.Header()[k] = append([]string(nil), vs...)
@@ -259,8 +261,8 @@ func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, req *reques
 		s.process(httptest.NewRecorder(), r, req)
 		resetConnection(w)
 	default:
-		// Recorded first, as the answers above, so that the fault's
-		// Header wins over the sandbox's own (Content-Type included).
+		// Recorded, then written by drip, which keeps the fault's
+		// Header over the sandbox's own (Content-Type included).
 		rec := httptest.NewRecorder()
 		s.process(rec, r, req)
 		s.drip(w, r, rec.Result(), rec.Body.Bytes(), f.SlowBody)

@@ -17,9 +17,10 @@ import (
 )
 
 // sqliteDSN is the DSN of a SQLite file as the package doc says to open
-// it: a busy timeout so that writers wait for the lock, and WAL.
+// it: the busy timeout it gives (10s), so that writers wait for the lock
+// (a loaded CI machine under -race held it past 3s), and WAL.
 func sqliteDSN(path string) string {
-	return "file:" + path + "?_pragma=busy_timeout(3000)&_pragma=journal_mode(WAL)"
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
 }
 
 func newSQLiteDB(t testing.TB) (string, *sql.DB) {
