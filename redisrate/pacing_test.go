@@ -31,14 +31,14 @@ func onManualClock(rdb *redis.Client, key string, perSecond float64, burst int, 
 	return l, m
 }
 
-// scripts counts the reservations Redis has run. It first has Redis load
-// the script (a reservation on another key), so that the first
-// reservation counted is one call, not a refused EVALSHA and an EVAL.
-func scripts(ctx context.Context, t testing.TB, rdb *redis.Client) func() int {
+// countReservations counts the reservations Redis runs from now on. It
+// first has Redis load the script (a reservation on another key), so that
+// the first reservation counted is one call, not a refused EVALSHA and an
+// EVAL.
+func countReservations(ctx context.Context, t testing.TB, rdb *redis.Client) func() int {
 	require.NoError(t, redisrate.New(rdb, t.Name()+"-load", 1, 1).Wait(ctx))
-	count := func() int { return commandCalls(t, rdb, "evalsha") + commandCalls(t, rdb, "eval") }
-	before := count()
-	return func() int { return count() - before }
+	before := scriptCalls(t, rdb)
+	return func() int { return scriptCalls(t, rdb) - before }
 }
 
 // TestSlotsComeOneIntervalApart: callers queued behind a reservation share
@@ -54,7 +54,7 @@ func TestSlotsComeOneIntervalApart(t *testing.T) {
 	l, m := onManualClock(rdb, "spaced", 5, 1, time.Now())
 	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
-	reservations := scripts(ctx, t, rdb)
+	reservations := countReservations(ctx, t, rdb)
 
 	p.Pause()
 	returned := make(chan error, callers)
@@ -98,7 +98,7 @@ func TestNoSlotWithinReach(t *testing.T) {
 	l, m := onManualClock(rdb, "unreached", 0.1, 1, time.Now()) // a slot every 10s
 	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
-	reservations := scripts(ctx, t, rdb)
+	reservations := countReservations(ctx, t, rdb)
 	require.NoError(t, l.Wait(ctx), "the burst's slot")
 
 	// The next slot is 10s away (less the milliseconds Redis's clock

@@ -81,6 +81,12 @@ func TestWaitEndsWithItsContextWhileRedisStalls(t *testing.T) {
 	}
 }
 
+// scriptCalls is how many times Redis ran a script (EVALSHA and EVAL):
+// the limiter's reservations, and a script load's refused EVALSHA.
+func scriptCalls(t testing.TB, rdb *redis.Client) int {
+	return commandCalls(t, rdb, "evalsha") + commandCalls(t, rdb, "eval")
+}
+
 // commandCalls is how many times Redis ran cmd so far (INFO commandstats).
 func commandCalls(t testing.TB, rdb *redis.Client, cmd string) int {
 	t.Helper()
@@ -119,7 +125,7 @@ func TestWaitersShareRoundTrips(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	require.NoError(t, rdb.Ping(ctx).Err())
-	before := commandCalls(t, rdb, "evalsha") + commandCalls(t, rdb, "eval")
+	before := scriptCalls(t, rdb)
 
 	p.Pause()
 	var done atomic.Int64
@@ -153,7 +159,7 @@ func TestWaitersShareRoundTrips(t *testing.T) {
 		t.Error(err)
 	}
 	assert.Equal(t, int64(callers), done.Load())
-	calls := commandCalls(t, rdb, "evalsha") + commandCalls(t, rdb, "eval") - before
+	calls := scriptCalls(t, rdb) - before
 	assert.LessOrEqual(t, calls, 4, "reservations for %d callers (a script load may add one)", callers)
 }
 
@@ -165,7 +171,7 @@ func TestUnusedSlotGoesToTheNextCaller(t *testing.T) {
 	rdb := startRedis(t)
 	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
-	scripts := func() int { return commandCalls(t, rdb, "evalsha") + commandCalls(t, rdb, "eval") }
+	scripts := func() int { return scriptCalls(t, rdb) }
 
 	t.Run("canceled", func(t *testing.T) {
 		l := redisrate.New(rdb, "giveback-cancel", 1.25, 1) // a slot every 800ms
